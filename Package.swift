@@ -1,0 +1,73 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "BurgerMap",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "burgermap", targets: ["BurgerMapCommand"]),
+        .executable(name: "burgermap-bench", targets: ["BurgerMapBench"]),
+        .library(name: "BurgerMap", targets: ["BurgerMap"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", exact: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log.git", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
+    ],
+    targets: [
+        // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
+        // scoring runs once per R*Tree cell, so it stays in C with no Swift bridging per call.
+        .target(
+            name: "CGeoIndex",
+            dependencies: [],
+            linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("m")]
+        ),
+        .target(
+            name: "BurgerMap",
+            dependencies: [
+                "CGeoIndex",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [.copy("Resources/openapi.yaml")],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "BurgerMapCommand",
+            dependencies: [
+                "BurgerMap",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "BurgerMapBench",
+            dependencies: [
+                "BurgerMap",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "BurgerMapTests",
+            dependencies: [
+                "BurgerMap",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

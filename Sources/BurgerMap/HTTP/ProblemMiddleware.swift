@@ -1,0 +1,48 @@
+import Hummingbird
+import Logging
+
+/// Turns every error a handler throws into a problem document, and stamps each response with
+/// the request id that the logs carry, so a client's report can be matched to a log line.
+///
+/// Errors that are not the client's fault are logged with their details and answered as
+/// `500 internal` with no internals in the body.
+struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch {
+            let problem = Self.problem(for: error, context: context)
+            response = try problem.response(from: request, context: context)
+        }
+        response.headers[.init("X-Request-Id")!] = context.id
+        return response
+    }
+
+    static func problem(for error: any Error, context: Context) -> Problem {
+        switch error {
+        case let problem as Problem:
+            return problem
+        case let error as HTTPError:
+            switch error.status {
+            case .notFound: return Problem(.notFound, "No such route.")
+            case .contentTooLarge: return Problem(.payloadTooLarge, "The request body is too large.")
+            case .methodNotAllowed: return Problem(.methodNotAllowed, "The method is not allowed on this route.")
+            case .unsupportedMediaType: return Problem(.unsupportedMediaType, "The request's media type is not supported.")
+            case .badRequest: return Problem(.validationFailed, "The request is malformed.")
+            default:
+                if error.status.code < 500 {
+                    return Problem(.validationFailed, "The request cannot be served (\(error.status.code)).")
+                }
+            }
+        case is DecodingError:
+            return Problem(.invalidJSON, "The body is not valid JSON of the expected shape.")
+        default:
+            break
+        }
+        context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
+        return Problem(.internal, "Something went wrong on our side.")
+    }
+}

@@ -1,0 +1,85 @@
+import Hummingbird
+
+/// Reads and validates query parameters, collecting every invalid field so that one answer
+/// tells the client all that is wrong.
+struct QueryReader {
+    private let parameters: [String: String]
+    private(set) var errors: [FieldError] = []
+
+    init(_ request: Request) {
+        var parameters: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters {
+            parameters[String(key)] = String(value)
+        }
+        self.parameters = parameters
+    }
+
+    /// The raw text of a parameter, if present.
+    func text(_ name: String) -> String? { parameters[name] }
+
+    private mutating func fail(_ name: String, _ code: String, _ message: String) {
+        errors.append(FieldError(field: name, code: code, message: message))
+    }
+
+    /// A finite number within `range`; `fallback` when absent (a missing required one is an error).
+    mutating func double(_ name: String, in range: ClosedRange<Double>, default fallback: Double? = nil) -> Double {
+        guard let text = parameters[name], !text.isEmpty else {
+            if let fallback { return fallback }
+            fail(name, "required", "\(name) is required")
+            return range.lowerBound
+        }
+        guard let value = Double(text), value.isFinite else {
+            fail(name, "not_a_number", "\(name) must be a number")
+            return range.lowerBound
+        }
+        guard range.contains(value) else {
+            fail(name, "out_of_range", "\(name) must be \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+            return range.lowerBound
+        }
+        return value
+    }
+
+    /// An optional finite number within `range`.
+    mutating func optionalDouble(_ name: String, in range: ClosedRange<Double>) -> Double? {
+        guard let text = parameters[name], !text.isEmpty else { return nil }
+        let before = errors.count
+        let value = double(name, in: range)
+        return errors.count == before && !text.isEmpty ? value : nil
+    }
+
+    /// A whole number within `range`, or `fallback` when absent.
+    mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) -> Int {
+        guard let text = parameters[name], !text.isEmpty else { return fallback }
+        guard let value = Int(text) else {
+            fail(name, "not_an_integer", "\(name) must be a whole number")
+            return fallback
+        }
+        guard range.contains(value) else {
+            fail(name, "out_of_range", "\(name) must be \(range.lowerBound) to \(range.upperBound)")
+            return fallback
+        }
+        return value
+    }
+
+    /// `true` or `false` (also `1`/`0`), or `false` when absent.
+    mutating func bool(_ name: String) -> Bool {
+        guard let text = parameters[name], !text.isEmpty else { return false }
+        switch text.lowercased() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default:
+            fail(name, "not_a_boolean", "\(name) must be true or false")
+            return false
+        }
+    }
+
+    /// Throws a `validation_failed` problem when any parameter read so far was invalid.
+    func validate() throws {
+        if !errors.isEmpty { throw Problem.validation(errors) }
+    }
+
+    /// A number as people write it: no trailing ".0".
+    static func format(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+
+/// A place on the map, as the API shows it (`Place` in the contract).
+public struct Place: Codable, Sendable, Equatable, ResponseCodable {
+    public var id: Int64
+    public var name: String
+    public var lat: Double
+    public var lng: Double
+    public var address: String?
+    public var phone: String?
+    public var category: String?
+    public var source: String?
+    public var externalId: String?
+    public var reviewCount: Int
+    public var ratingAvg: Double?
+    public var coverPhotoUrl: String?
+    public var createdAt: Timestamp
+}
+
+/// A place with its great-circle distance from a query point (`NearbyPlace` in the contract).
+public struct NearbyPlace: Encodable, Sendable {
+    public var place: Place
+    public var distanceM: Double
+
+    public func encode(to encoder: any Encoder) throws {
+        try place.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(distanceM, forKey: .distanceM)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case distanceM = "distance_m"
+    }
+}
+
+/// The fields of a place that a client or an import supplies.
+public struct PlaceDraft: Sendable, Equatable {
+    public var name: String
+    public var lat: Double
+    public var lng: Double
+    public var address: String?
+    public var city: String?
+    public var province: String?
+    public var postalCode: String?
+    public var country: String?
+    public var phone: String?
+    public var category: String?
+    public var website: String?
+    public var source: String?
+    public var externalId: String?
+
+    public init(
+        name: String, lat: Double, lng: Double, address: String? = nil, city: String? = nil,
+        province: String? = nil, postalCode: String? = nil, country: String? = nil,
+        phone: String? = nil, category: String? = nil, website: String? = nil,
+        source: String? = nil, externalId: String? = nil
+    ) {
+        self.name = name
+        self.lat = lat
+        self.lng = lng
+        self.address = address
+        self.city = city
+        self.province = province
+        self.postalCode = postalCode
+        self.country = country
+        self.phone = phone
+        self.category = category
+        self.website = website
+        self.source = source
+        self.externalId = externalId
+    }
+}
+
+extension Place {
+    /// Encodes every field, `null` included: clients rely on the keys being present.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(name, forKey: .name)
+        try container.encode(lat, forKey: .lat)
+        try container.encode(lng, forKey: .lng)
+        try container.encode(address, forKey: .address)
+        try container.encode(phone, forKey: .phone)
+        try container.encode(category, forKey: .category)
+        try container.encode(source, forKey: .source)
+        try container.encode(externalId, forKey: .externalId)
+        try container.encode(reviewCount, forKey: .reviewCount)
+        try container.encode(ratingAvg, forKey: .ratingAvg)
+        try container.encode(coverPhotoUrl, forKey: .coverPhotoUrl)
+        try container.encode(createdAt, forKey: .createdAt)
+    }
+}

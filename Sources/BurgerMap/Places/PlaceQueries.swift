@@ -1,0 +1,93 @@
+/// A nearest-first search around a point (`GET /v1/places/nearby`).
+public struct NearbyQuery: Sendable, Hashable {
+    public var lat: Double
+    public var lng: Double
+    public var radiusM: Double
+    public var limit: Int
+    /// Only places with at least one review.
+    public var reviewedOnly: Bool = false
+    /// Only places whose average rating is at least this.
+    public var minRating: Double?
+    /// Only places of this category (exact match).
+    public var category: String?
+    /// The last (distance, id) of the previous page: results start strictly after it.
+    public var after: NearbyKey?
+
+    public init(
+        lat: Double, lng: Double, radiusM: Double, limit: Int, reviewedOnly: Bool = false,
+        minRating: Double? = nil, category: String? = nil, after: NearbyKey? = nil
+    ) {
+        self.lat = lat
+        self.lng = lng
+        self.radiusM = radiusM
+        self.limit = limit
+        self.reviewedOnly = reviewedOnly
+        self.minRating = minRating
+        self.category = category
+        self.after = after
+    }
+}
+
+/// The keyset position of a nearby result: distance first, then id.
+public struct NearbyKey: Sendable, Hashable, Comparable, Codable {
+    public var distanceM: Double
+    public var id: Int64
+
+    public init(distanceM: Double, id: Int64) {
+        self.distanceM = distanceM
+        self.id = id
+    }
+
+    public static func < (lhs: NearbyKey, rhs: NearbyKey) -> Bool {
+        (lhs.distanceM, lhs.id) < (rhs.distanceM, rhs.id)
+    }
+}
+
+/// One page of a nearby search.
+public struct NearbyPage: Sendable {
+    public var items: [NearbyPlace]
+    /// Whether more places follow the last item.
+    public var hasMore: Bool
+}
+
+/// A map-viewport search (`GET /v1/places?bbox=`).
+public struct ViewportQuery: Sendable, Hashable {
+    public var west: Double
+    public var south: Double
+    public var east: Double
+    public var north: Double
+    public var limit: Int
+
+    public init(west: Double, south: Double, east: Double, north: Double, limit: Int) {
+        self.west = west
+        self.south = south
+        self.east = east
+        self.north = north
+        self.limit = limit
+    }
+
+    /// Whether the box crosses the antimeridian (`west > east`).
+    public var crossesAntimeridian: Bool { west > east }
+
+    /// The box as one or two longitude spans that do not wrap.
+    public var longitudeSpans: [ClosedRange<Double>] {
+        crossesAntimeridian ? [west...180, -180...east] : [west...east]
+    }
+}
+
+/// The places of a viewport, most-reviewed first, and whether more were inside.
+public struct ViewportResult: Sendable {
+    public var items: [Place]
+    public var truncated: Bool
+}
+
+/// Where places are stored and searched. The HTTP layer sees only this, so that another engine
+/// (PostgreSQL with PostGIS) can be added without touching it.
+public protocol PlaceStore: Sendable {
+    /// Places within the query's radius, nearest first (ties by id), one page.
+    func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage
+    /// Places inside a viewport, most-reviewed first.
+    func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult
+    /// One place, or `nil`.
+    func place(id: Int64) async throws -> Place?
+}

@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Prometheus
+
+/// `GET /health`, `GET /metrics` and `GET /openapi.yaml`.
+struct ServiceController {
+    let database: AppDatabase
+    let metrics: PrometheusCollectorRegistry
+
+    /// The routes this controller serves.
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get("health", use: health)
+        routes.get("metrics", use: metricsText)
+        routes.get("openapi.yaml", use: openAPI)
+        return routes
+    }
+
+    struct Health: ResponseEncodable {
+        var status: String
+    }
+
+    /// `GET /health`: `200 {"status": "ok"}` while the database answers.
+    @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
+        guard await database.isReachable() else {
+            throw Problem(.internal, "The database does not answer.")
+        }
+        return Health(status: "ok")
+    }
+
+    /// `GET /metrics`: every metric in Prometheus text format.
+    @Sendable func metricsText(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))
+    }
+
+    /// The OpenAPI document shipped with the library.
+    static let openAPIDocument: ByteBuffer = {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "yaml"),
+            let data = try? Data(contentsOf: url)
+        else { return ByteBuffer(string: "") }
+        return ByteBuffer(bytes: data)
+    }()
+
+    /// `GET /openapi.yaml`: the OpenAPI 3.1 document of this API.
+    @Sendable func openAPI(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/yaml; charset=utf-8"],
+            body: .init(byteBuffer: Self.openAPIDocument))
+    }
+}

@@ -1,0 +1,73 @@
+import CGeoIndex
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// The service's SQLite + SpatiaLite database: one file in the data folder, opened as a WAL
+/// pool with the SpatiaLite extension and the nearest-first R*Tree search on every connection.
+///
+/// Every read and write the service makes goes through an intent-named operation on this type
+/// (see the `AppDatabase+…` extensions), so SQL stays in the storage layer.
+public final class AppDatabase: Sendable {
+    /// The connection pool (one writer, several readers).
+    public let pool: DatabasePool
+
+    /// Where the database file lives.
+    public let path: String
+
+    /// Opens (creating and migrating if needed) the database at `path`.
+    public init(path: String) throws {
+        self.path = path
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        configuration.maximumReaderCount = max(4, ProcessInfo.processInfo.activeProcessorCount * 2)
+        configuration.prepareDatabase { db in
+            try Self.prepareConnection(db)
+        }
+        pool = try DatabasePool(path: path, configuration: configuration)
+        try Self.migrator.migrate(pool)
+    }
+
+    /// Opens the database file `burgermap.sqlite` inside `dataDirectory`, creating the folder.
+    public convenience init(dataDirectory: URL) throws {
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        try self.init(path: dataDirectory.appendingPathComponent("burgermap.sqlite").path)
+    }
+
+    /// Loads SpatiaLite and registers the R*Tree search function on one connection.
+    static func prepareConnection(_ db: Database) throws {
+        var message = [CChar](repeating: 0, count: 512)
+        let loaded = bm_load_extension(db.sqliteConnection, "mod_spatialite", &message, message.count)
+        guard loaded == SQLITE_OK else {
+            throw StorageError.spatialiteUnavailable(
+                String(decoding: message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        guard bm_register_nearest(db.sqliteConnection) == SQLITE_OK else {
+            throw StorageError.spatialiteUnavailable("cannot register burgermap_nearest")
+        }
+        // Temporary b-trees (sorts, the import's staging) go to disk, so memory stays flat.
+        try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -32000")
+    }
+
+    /// Answers whether the database answers a trivial query (for `GET /health`).
+    public func isReachable() async -> Bool {
+        (try? await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
+    }
+}
+
+/// A storage failure that is not the client's fault.
+public enum StorageError: Error, CustomStringConvertible {
+    /// `mod_spatialite` could not be loaded (Debian's `libsqlite3-mod-spatialite` is missing).
+    case spatialiteUnavailable(String)
+    /// A SpatiaLite function reported failure by its return value.
+    case spatialiteCallFailed(String)
+
+    public var description: String {
+        switch self {
+        case .spatialiteUnavailable(let message):
+            "cannot load SpatiaLite (install libsqlite3-mod-spatialite): \(message)"
+        case .spatialiteCallFailed(let call):
+            "SpatiaLite call failed: \(call)"
+        }
+    }
+}

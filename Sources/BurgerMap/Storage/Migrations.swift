@@ -1,0 +1,49 @@
+import GRDB
+
+extension AppDatabase {
+    /// The schema's history. A migration that has shipped never changes: new needs get new
+    /// migrations appended below.
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-places") { db in
+            try db.execute(sql: "SELECT InitSpatialMetadata('WGS84_ONLY')")
+            try db.execute(
+                sql: """
+                    CREATE TABLE places (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        name TEXT NOT NULL CHECK (length(name) BETWEEN 1 AND 300),
+                        lat REAL NOT NULL CHECK (lat BETWEEN -90 AND 90),
+                        lng REAL NOT NULL CHECK (lng BETWEEN -180 AND 180),
+                        address TEXT,
+                        city TEXT,
+                        province TEXT,
+                        postal_code TEXT,
+                        country TEXT,
+                        phone TEXT,
+                        category TEXT,
+                        website TEXT,
+                        source TEXT,
+                        external_id TEXT,
+                        review_count INTEGER NOT NULL DEFAULT 0 CHECK (review_count >= 0),
+                        rating_sum INTEGER NOT NULL DEFAULT 0 CHECK (rating_sum >= 0),
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE UNIQUE INDEX places_by_source_external_id ON places(source, external_id)
+                        WHERE source IS NOT NULL AND external_id IS NOT NULL;
+                    CREATE INDEX places_by_review_count ON places(review_count DESC, id);
+                    CREATE INDEX places_by_category ON places(category) WHERE category IS NOT NULL;
+                    """)
+            try checkSpatiaLite(db, "SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1)")
+            try checkSpatiaLite(db, "SELECT CreateSpatialIndex('places', 'geom')")
+        }
+        return migrator
+    }
+
+    /// SpatiaLite's metadata functions return 0 on failure instead of raising an error.
+    private static func checkSpatiaLite(_ db: Database, _ sql: String) throws {
+        guard try Int.fetchOne(db, sql: sql) == 1 else {
+            throw StorageError.spatialiteCallFailed(sql)
+        }
+    }
+}

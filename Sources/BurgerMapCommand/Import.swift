@@ -1,0 +1,5 @@
+import ArgumentParser
+
+struct Import: AsyncParsableCommand {
+    func run() async throws {}
+}

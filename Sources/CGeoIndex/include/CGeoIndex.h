@@ -1,0 +1,41 @@
+#ifndef CGEOINDEX_H
+#define CGEOINDEX_H
+
+#include <stddef.h>
+/* Forward declaration: Swift code reaches SQLite through GRDBSQLite, not this header. */
+struct sqlite3;
+
+/// Mean Earth radius of the API contract, in metres.
+#define BM_EARTH_RADIUS_M 6371008.8
+
+/// Great-circle distance in metres between two WGS 84 points, by the haversine formula.
+double bm_haversine_m(double lat1, double lng1, double lat2, double lng2);
+
+/// A lower bound, in metres, of the distance from (lat, lng) to any point of the
+/// latitude/longitude box. Exact on the sphere (meridian edges are great circles; the
+/// nearest point of a box that does not span the point's longitude lies on one of them).
+double bm_box_min_distance_m(double lat, double lng, double min_lat, double max_lat,
+                             double min_lng, double max_lng);
+
+/// An upper bound, in metres, of the distance from (lat, lng) to any point of the box.
+double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_lat,
+                             double min_lng, double max_lng);
+
+/// The score the nearest-first search gives an R*Tree leaf cell (a point stored as a
+/// box rounded outwards to 32-bit floats): a lower bound of the true distance.
+double bm_leaf_score_m(double lat, double lng, double min_lat, double max_lat,
+                       double min_lng, double max_lng);
+
+/// Registers the R*Tree query function `burgermap_nearest(lat, lng, radius_m, after_m)` on a
+/// connection. Used as `pkid MATCH burgermap_nearest(...)` against a 2-D R*Tree whose columns are
+/// (id, min_lng, max_lng, min_lat, max_lat), it yields the cells within `radius_m` best-first, in
+/// increasing order of their lower-bound distance, and prunes cells wholly nearer than `after_m`
+/// (the last distance of the previous page). Returns an SQLite result code.
+int bm_register_nearest(struct sqlite3 *db);
+
+/// Enables extension loading, loads `file` (for example "mod_spatialite"), and disables loading
+/// again, so that SQL cannot load further extensions. On failure returns an SQLite error code and
+/// copies the message into `message` (at most `message_size` bytes, NUL-terminated).
+int bm_load_extension(struct sqlite3 *db, const char *file, char *message, size_t message_size);
+
+#endif
