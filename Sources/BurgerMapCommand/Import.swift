@@ -1,5 +1,86 @@
 import ArgumentParser
+import BurgerMap
+import Foundation
 
+extension ImportFormat: ExpressibleByArgument {}
+
+/// `burgermap import`: loads CSV or GeoJSON place datasets into the database.
 struct Import: AsyncParsableCommand {
-    func run() async throws {}
+    static let configuration = CommandConfiguration(
+        abstract: "Import place datasets (CSV or GeoJSON).",
+        discussion: """
+            Places are matched by (source, id) when a row has an id, else by the same name within \
+            25 m; a match is updated, not duplicated, so importing a file again changes nothing.
+            """)
+
+    @Argument(help: "CSV or GeoJSON files.") var files: [String]
+    @OptionGroup var data: DataOptions
+    @Option(help: "Dataset name for matching rows on re-import (default: the file name without extension).")
+    var source: String?
+    @Option(help: "csv or geojson (default: from the file extension).") var format: ImportFormat?
+
+    func run() async throws {
+        let database = try AppDatabase(dataDirectory: data.dataDirectory)
+        var failed = false
+        for file in files {
+            let url = URL(fileURLWithPath: file)
+            let bar = ProgressBar(label: url.lastPathComponent)
+            do {
+                let summary = try PlaceImport(database: database).run(
+                    file: url, format: format, source: source, progress: bar.update)
+                bar.clear()
+                for skip in summary.skips {
+                    printError("\(url.lastPathComponent): skipped \(skip)")
+                }
+                if summary.skipped > summary.skips.count {
+                    printError("\(url.lastPathComponent): … and \(summary.skipped - summary.skips.count) more skipped")
+                }
+                print("\(url.lastPathComponent): \(summary)")
+            } catch {
+                bar.clear()
+                printError("burgermap import: \(error)")
+                failed = true
+            }
+        }
+        if failed { throw ExitCode.failure }
+    }
+}
+
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// A one-line progress bar with rate and time left, drawn on standard error only when it is a
+/// terminal (logs and CI see just the summary).
+final class ProgressBar: @unchecked Sendable {
+    private let label: String
+    private let enabled = isatty(STDERR_FILENO) == 1
+    private var drawn = false
+
+    init(label: String) {
+        self.label = label
+    }
+
+    func update(_ progress: ImportProgress) {
+        guard enabled else { return }
+        let rate = progress.seconds > 0 ? Double(progress.rows) / progress.seconds : 0
+        var line = "\(label) "
+        if let total = progress.totalBytes, total > 0 {
+            let fraction = min(1, Double(progress.bytesRead) / Double(total))
+            let width = 30
+            let filled = Int(fraction * Double(width))
+            line += "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            line += String(format: "%3.0f%% ", fraction * 100)
+            if fraction > 0, fraction < 1 {
+                line += String(format: "ETA %.0fs ", progress.seconds * (1 - fraction) / fraction)
+            }
+        }
+        line += "\(progress.rows) rows, \(Int(rate)) rows/s"
+        FileHandle.standardError.write(Data(("\r\u{1B}[K" + line).utf8))
+        drawn = true
+    }
+
+    func clear() {
+        if drawn { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+    }
 }

@@ -22,37 +22,6 @@ double bm_haversine_m(double lat1, double lng1, double lat2, double lng2) {
     return haversine_rad(lat1 * DEG, lng1 * DEG, cos(lat1 * DEG), lat2 * DEG, lng2 * DEG);
 }
 
-/// Nearest distance from the point to the meridian segment at `edge_lng` between the latitudes.
-static double meridian_segment_distance(double lat, double lng, double cos_lat, double min_lat,
-                                        double max_lat, double edge_lng) {
-    double d_lng = lng - edge_lng;
-    // Latitude of the point of the whole meridian nearest to (lat, lng).
-    double foot = atan2(sin(lat), cos_lat * cos(d_lng));
-    if (foot >= min_lat && foot <= max_lat) {
-        return haversine_rad(lat, lng, cos_lat, foot, edge_lng);
-    }
-    // Distance along a meridian is unimodal: off the foot, the nearest point is an end.
-    double a = haversine_rad(lat, lng, cos_lat, min_lat, edge_lng);
-    double b = haversine_rad(lat, lng, cos_lat, max_lat, edge_lng);
-    return a < b ? a : b;
-}
-
-double bm_box_min_distance_m(double lat, double lng, double min_lat, double max_lat,
-                             double min_lng, double max_lng) {
-    if (lng >= min_lng && lng <= max_lng) {
-        // A point inside the longitude span: the nearest point is straight north or south.
-        if (lat < min_lat) return (min_lat - lat) * DEG * BM_EARTH_RADIUS_M;
-        if (lat > max_lat) return (lat - max_lat) * DEG * BM_EARTH_RADIUS_M;
-        return 0.0;
-    }
-    double lat_r = lat * DEG, lng_r = lng * DEG, cos_lat = cos(lat_r);
-    double a = meridian_segment_distance(lat_r, lng_r, cos_lat, min_lat * DEG, max_lat * DEG,
-                                         min_lng * DEG);
-    double b = meridian_segment_distance(lat_r, lng_r, cos_lat, min_lat * DEG, max_lat * DEG,
-                                         max_lng * DEG);
-    return a < b ? a : b;
-}
-
 double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_lat,
                              double min_lng, double max_lng) {
     // Triangle inequality through the box centre. A point of the box is reached from the
@@ -67,19 +36,39 @@ double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_
     return bm_haversine_m(lat, lng, c_lat, c_lng) + radius + SCORE_SLACK_M;
 }
 
-double bm_leaf_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
-                       double max_lng) {
-    // Leaf boxes are points rounded outwards by at most a few metres: the distance to the
-    // clamped point differs from the true box distance by far less than the slack.
+/// Absolute longitude difference in degrees, the short way round (0 to 180).
+static inline double lng_gap(double a, double b) {
+    double d = fabs(a - b);
+    return d > 180.0 ? 360.0 - d : d;
+}
+
+/// A lower bound of sin(x) for 0 <= x <= 1: x - x^3/6 (the Taylor series alternates).
+static inline double sin_below(double x) {
+    return x - x * x * x * (1.0 / 6.0);
+}
+
+double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
+                      double max_lng) {
+    // With s = sin(d / 2R), s^2 = sin^2(dlat / 2) + cos(lat1) cos(lat2) sin^2(dlng / 2) grows with
+    // |dlat| and |dlng|, so the smallest latitude and longitude gaps to the box bound it from
+    // below, and so do
+    // - each sine's cubic Taylor bound x - x^3/6 (for 0 <= x <= 1; the sine itself above that),
+    // - cos^2 of the pole-most latitude involved, for cos(lat1) cos(lat2),
+    // - 2R s, for d = 2R asin(s).
+    // One libm call: this runs for every cell the search looks at.
     double q_lat = lat < min_lat ? min_lat : (lat > max_lat ? max_lat : lat);
-    double q_lng = lng;
+    double d_lng = 0.0;
     if (lng < min_lng || lng > max_lng) {
-        double to_min = fabs(remainder(lng - min_lng, 360.0));
-        double to_max = fabs(remainder(lng - max_lng, 360.0));
-        q_lng = to_min < to_max ? min_lng : max_lng;
+        double to_min = lng_gap(lng, min_lng), to_max = lng_gap(lng, max_lng);
+        d_lng = to_min < to_max ? to_min : to_max;
     }
-    double d = bm_haversine_m(lat, lng, q_lat, q_lng) - SCORE_SLACK_M;
-    return d > 0.0 ? d : 0.0;
+    double half_lat = fabs(lat - q_lat) * (DEG * 0.5);
+    double half_lng = d_lng * (DEG * 0.5);
+    double s_lat = half_lat <= 1.0 ? sin_below(half_lat) : sin(half_lat);
+    double s_lng = half_lng <= 1.0 ? sin_below(half_lng) : sin(half_lng);
+    double c = cos(fmax(fabs(lat), fmax(fabs(min_lat), fabs(max_lat))) * DEG);
+    double s = sqrt(s_lat * s_lat + c * c * s_lng * s_lng);
+    return fmax(0.0, 2.0 * BM_EARTH_RADIUS_M * s - SCORE_SLACK_M);
 }
 
 static int nearest_query(sqlite3_rtree_query_info *info) {
@@ -87,8 +76,7 @@ static int nearest_query(sqlite3_rtree_query_info *info) {
     double lat = info->aParam[0], lng = info->aParam[1];
     double radius = info->aParam[2], after = info->aParam[3];
     const sqlite3_rtree_dbl *c = info->aCoord;  // min_lng, max_lng, min_lat, max_lat
-    double score = info->iLevel == 0 ? bm_leaf_score_m(lat, lng, c[2], c[3], c[0], c[1])
-                                     : bm_box_min_distance_m(lat, lng, c[2], c[3], c[0], c[1]);
+    double score = bm_box_score_m(lat, lng, c[2], c[3], c[0], c[1]);
     if (score > radius ||
         (after > 0.0 && bm_box_max_distance_m(lat, lng, c[2], c[3], c[0], c[1]) < after)) {
         info->eWithin = NOT_WITHIN;

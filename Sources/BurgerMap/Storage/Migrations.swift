@@ -32,7 +32,6 @@ extension AppDatabase {
                     CREATE UNIQUE INDEX places_by_source_external_id ON places(source, external_id)
                         WHERE source IS NOT NULL AND external_id IS NOT NULL;
                     CREATE INDEX places_by_review_count ON places(review_count DESC, id);
-                    CREATE INDEX places_by_category ON places(category) WHERE category IS NOT NULL;
                     """)
             try checkSpatiaLite(db, "SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1)")
             try checkSpatiaLite(db, "SELECT CreateSpatialIndex('places', 'geom')")

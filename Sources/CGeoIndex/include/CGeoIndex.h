@@ -12,19 +12,15 @@ struct sqlite3;
 double bm_haversine_m(double lat1, double lng1, double lat2, double lng2);
 
 /// A lower bound, in metres, of the distance from (lat, lng) to any point of the
-/// latitude/longitude box. Exact on the sphere (meridian edges are great circles; the
-/// nearest point of a box that does not span the point's longitude lies on one of them).
-double bm_box_min_distance_m(double lat, double lng, double min_lat, double max_lat,
-                             double min_lng, double max_lng);
+/// latitude/longitude box (min_lng <= max_lng; boxes do not wrap). Cheap (one libm call) and
+/// within a millimetre of the truth for small boxes far from the poles: the score that orders
+/// the nearest-first search.
+double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
+                      double max_lng);
 
 /// An upper bound, in metres, of the distance from (lat, lng) to any point of the box.
 double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_lat,
                              double min_lng, double max_lng);
-
-/// The score the nearest-first search gives an R*Tree leaf cell (a point stored as a
-/// box rounded outwards to 32-bit floats): a lower bound of the true distance.
-double bm_leaf_score_m(double lat, double lng, double min_lat, double max_lat,
-                       double min_lng, double max_lng);
 
 /// Registers the R*Tree query function `burgermap_nearest(lat, lng, radius_m, after_m)` on a
 /// connection. Used as `pkid MATCH burgermap_nearest(...)` against a 2-D R*Tree whose columns are

@@ -1,0 +1,98 @@
+import ArgumentParser
+import BurgerMap
+import Foundation
+import GRDB
+
+/// `nearby`: in-process nearest-first search against the plain SpatiaLite query, same data, same run.
+struct NearbyBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nearby",
+        abstract: "Median time of a 20-nearest query within 2 km: R*Tree best-first vs plain SpatiaLite.")
+
+    @Option(help: "How many places in the area.") var places = 1_000_000
+    @Option(help: "Side of the square area, in km.") var sideKm = 100.0
+    @Option(help: "How many queries per method.") var queries = 1000
+    @Option(help: "Radius of each query, in metres.") var radius = 2000.0
+    @Option(help: "Results per query.") var limit = 20
+    @Option(help: "Folder for the benchmark database (kept between runs).") var dataDir = "bench-data/nearby"
+    @Flag(inversion: .prefixedNo, help: "Also time the plain SpatiaLite query.") var baseline = true
+
+    func run() async throws {
+        let area = BenchArea(centerLat: 37.5665, centerLng: 126.9780, sideKm: sideKm)
+        let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)-\(Int(sideKm))km")
+        let database = try AppDatabase(dataDirectory: folder)
+        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0 }
+        if stored != places {
+            let csv = folder.appendingPathComponent("places.csv")
+            let generate = try GeneratePlaces.parse([
+                "--count", "\(places)", "--side-km", "\(sideKm)", "--output", csv.path,
+            ])
+            try generate.run()
+            let summary = try PlaceImport(database: database).run(file: csv, source: "bench")
+            print("loaded: \(summary)")
+            try? FileManager.default.removeItem(at: csv)
+        }
+
+        var generator = SeededGenerator(seed: 7)
+        let points = (0..<queries).map { _ in area.randomPoint(using: &generator) }
+
+        // Both methods run on one connection, interleaved, so that machine noise hits both alike.
+        let (ours, baselineTimes, agreements) = try await database.pool.read { [baseline] db in
+            var ours: [Double] = []
+            var baselineTimes: [Double] = []
+            var agreements = 0
+            let baselineSQL = """
+                SELECT id FROM places
+                WHERE ROWID IN (
+                    SELECT ROWID FROM SpatialIndex
+                    WHERE f_table_name = 'places' AND f_geometry_column = 'geom'
+                      AND search_frame = BuildMbr(?, ?, ?, ?, 4326))
+                  AND ST_Distance(geom, MakePoint(?, ?, 4326), 0) <= ?
+                ORDER BY ST_Distance(geom, MakePoint(?, ?, 4326), 0), id
+                LIMIT ?
+                """
+            for point in points {
+                let query = NearbyQuery(lat: point.lat, lng: point.lng, radiusM: radius, limit: limit)
+                var start = DispatchTime.now().uptimeNanoseconds
+                let page = try AppDatabase.nearbyPlaces(db, query)
+                ours.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+
+                let latDelta = radius / 111_195 * 1.01
+                let lngDelta = latDelta / cos(point.lat * .pi / 180)
+                guard baseline else { continue }
+                start = DispatchTime.now().uptimeNanoseconds
+                let ids = try Int64.fetchAll(
+                    db, sql: baselineSQL,
+                    arguments: [
+                        point.lng - lngDelta, point.lat - latDelta, point.lng + lngDelta, point.lat + latDelta,
+                        point.lng, point.lat, radius, point.lng, point.lat, limit,
+                    ])
+                baselineTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+                if Set(ids) == Set(page.items.map(\.place.id)) { agreements += 1 }
+            }
+            return (ours, baselineTimes, agreements)
+        }
+        // The same search through the service's async store API, as a route handler calls it.
+        var viaStore: [Double] = []
+        for point in points.prefix(300) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            _ = try await database.nearbyPlaces(NearbyQuery(lat: point.lat, lng: point.lng, radiusM: radius, limit: limit))
+            viaStore.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+        }
+        let oursMedian = median(ours)
+        let baselineMedian = median(baselineTimes)
+        print("places: \(places) in \(Int(sideKm)) km x \(Int(sideKm)) km, \(queries) queries, \(limit) nearest within \(Int(radius)) m")
+        print(String(format: "R*Tree best-first (one connection):  median %8.1f us  p90 %8.1f us", oursMedian, percentile(ours, 0.9)))
+        print(String(format: "same via async store API:            median %8.1f us  p90 %8.1f us", median(viaStore), percentile(viaStore, 0.9)))
+        print(String(format: "plain SpatiaLite (SpatialIndex + ST_Distance + ORDER BY): median %8.1f us  p90 %8.1f us", baselineMedian, percentile(baselineTimes, 0.9)))
+        print(String(format: "speed-up (median): %.1fx; same result sets: %d of %d", baselineMedian / oursMedian, agreements, queries))
+    }
+}
+
+func median(_ values: [Double]) -> Double { percentile(values, 0.5) }
+
+func percentile(_ values: [Double], _ fraction: Double) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let sorted = values.sorted()
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction))]
+}

@@ -1,0 +1,42 @@
+@testable import BurgerMap
+import Foundation
+import Testing
+
+@Suite("CSV reader")
+struct CSVReaderTests {
+    func records(_ text: String, chunkSize: Int = 1 << 20) throws -> [(line: Int, fields: [String], problem: String?)] {
+        let environment = try TestEnvironment()
+        let url = try environment.file("test.csv", text)
+        var reader = CSVReader(source: try ByteSource(url: url, chunkSize: chunkSize))
+        var record = CSVRecord()
+        var result: [(Int, [String], String?)] = []
+        while try reader.next(into: &record) {
+            result.append((record.line, (0..<record.count).map { record.field($0)! }, record.problem))
+        }
+        return result
+    }
+
+    @Test("RFC 4180 quoting: commas, doubled quotes and line breaks inside quotes; CRLF; BOM", arguments: [1, 3, 1 << 20])
+    func quoting(chunkSize: Int) throws {
+        let text = "\u{FEFF}name,note\r\n\"Bob's, \"\"Best\"\"\",\"two\r\nlines\"\r\nplain,\r\n,last\n"
+        let parsed = try records(text, chunkSize: chunkSize)
+        #expect(parsed.map(\.fields) == [
+            ["name", "note"], ["Bob's, \"Best\"", "two\r\nlines"], ["plain", ""], ["", "last"],
+        ])
+        #expect(parsed.map(\.line) == [1, 2, 4, 5])
+        #expect(parsed.allSatisfy { $0.problem == nil })
+    }
+
+    @Test("a quote that never closes is reported, with the line where the record starts")
+    func unclosedQuote() throws {
+        let parsed = try records("a,b\n1,\"never\nclosed\n")
+        #expect(parsed.count == 2)
+        #expect(parsed[1].line == 2)
+        #expect(parsed[1].problem == "quoted field is never closed")
+    }
+
+    @Test("the last record needs no line end")
+    func noFinalNewline() throws {
+        #expect(try records("a,b\n1,2").map(\.fields) == [["a", "b"], ["1", "2"]])
+    }
+}

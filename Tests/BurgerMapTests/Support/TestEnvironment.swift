@@ -1,0 +1,78 @@
+import BurgerMap
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// A temporary data folder with a real SQLite + SpatiaLite database, removed afterwards.
+final class TestEnvironment: @unchecked Sendable {
+    let folder: URL
+    let database: AppDatabase
+    let secret = ServiceSecret.random()
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("burgermap-tests-\(UUID().uuidString)", isDirectory: true)
+        database = try AppDatabase(dataDirectory: folder)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    /// The service's real router on this database.
+    var router: Router<AppRequestContext> {
+        buildRouter(ServiceDependencies(database: database, secret: secret))
+    }
+
+    /// Runs `body` against the router in process (no sockets).
+    func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        let app = Application(router: router)
+        try await app.test(.router, body)
+    }
+
+    /// Writes `text` to a file in the data folder and returns its URL.
+    func file(_ name: String, _ text: String) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try Data(text.utf8).write(to: url)
+        return url
+    }
+
+    /// Stores places directly through the storage layer.
+    @discardableResult
+    func insert(_ drafts: [PlaceDraft]) async throws -> [Place] {
+        var places: [Place] = []
+        for draft in drafts {
+            places.append(try await database.insertPlace(draft))
+        }
+        return places
+    }
+}
+
+/// Reference great-circle distance, written independently of the service's C implementation.
+func referenceDistance(_ lat1: Double, _ lng1: Double, _ lat2: Double, _ lng2: Double) -> Double {
+    let radians = Double.pi / 180
+    let dLat = (lat2 - lat1) * radians
+    let dLng = (lng2 - lng1) * radians
+    let a = pow(sin(dLat / 2), 2) + cos(lat1 * radians) * cos(lat2 * radians) * pow(sin(dLng / 2), 2)
+    return 2 * 6_371_008.8 * asin(min(1, sqrt(a)))
+}
+
+/// Decodes a JSON response body into loosely typed values, as a client would see it.
+func json(_ response: TestResponse) throws -> [String: Any] {
+    let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
+    return try #require(object as? [String: Any])
+}
+
+/// A deterministic random generator for test data.
+struct TestRandom: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
