@@ -12,23 +12,6 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [GeneratePlaces.self, NearbyBench.self])
 }
 
-/// A small deterministic random generator (SplitMix64), so that every run sees the same places.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The square area the benchmark places fill: `sideKm` wide, centred on a point.
 struct BenchArea {
     var centerLat: Double

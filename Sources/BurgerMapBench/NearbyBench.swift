@@ -21,7 +21,8 @@ struct NearbyBench: AsyncParsableCommand {
         let area = BenchArea(centerLat: 37.5665, centerLng: 126.9780, sideKm: sideKm)
         let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)-\(Int(sideKm))km")
         let database = try AppDatabase(dataDirectory: folder)
-        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0 }
+        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0
+        }
         if stored != places {
             let csv = folder.appendingPathComponent("places.csv")
             let generate = try GeneratePlaces.parse([
@@ -76,16 +77,31 @@ struct NearbyBench: AsyncParsableCommand {
         var viaStore: [Double] = []
         for point in points.prefix(300) {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = try await database.nearbyPlaces(NearbyQuery(lat: point.lat, lng: point.lng, radiusM: radius, limit: limit))
+            _ = try await database.nearbyPlaces(
+                NearbyQuery(lat: point.lat, lng: point.lng, radiusM: radius, limit: limit))
             viaStore.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
         }
         let oursMedian = median(ours)
         let baselineMedian = median(baselineTimes)
-        print("places: \(places) in \(Int(sideKm)) km x \(Int(sideKm)) km, \(queries) queries, \(limit) nearest within \(Int(radius)) m")
-        print(String(format: "R*Tree best-first (one connection):  median %8.1f us  p90 %8.1f us", oursMedian, percentile(ours, 0.9)))
-        print(String(format: "same via async store API:            median %8.1f us  p90 %8.1f us", median(viaStore), percentile(viaStore, 0.9)))
-        print(String(format: "plain SpatiaLite (SpatialIndex + ST_Distance + ORDER BY): median %8.1f us  p90 %8.1f us", baselineMedian, percentile(baselineTimes, 0.9)))
-        print(String(format: "speed-up (median): %.1fx; same result sets: %d of %d", baselineMedian / oursMedian, agreements, queries))
+        print(
+            "places: \(places) in \(Int(sideKm)) km x \(Int(sideKm)) km, \(queries) queries, \(limit) nearest within \(Int(radius)) m"
+        )
+        print(
+            String(
+                format: "R*Tree best-first (one connection):  median %8.1f us  p90 %8.1f us", oursMedian,
+                percentile(ours, 0.9)))
+        print(
+            String(
+                format: "same via async store API:            median %8.1f us  p90 %8.1f us", median(viaStore),
+                percentile(viaStore, 0.9)))
+        print(
+            String(
+                format: "plain SpatiaLite (SpatialIndex + ST_Distance + ORDER BY): median %8.1f us  p90 %8.1f us",
+                baselineMedian, percentile(baselineTimes, 0.9)))
+        print(
+            String(
+                format: "speed-up (median): %.1fx; same result sets: %d of %d", baselineMedian / oursMedian, agreements,
+                queries))
     }
 }
 

@@ -3,29 +3,18 @@ import HTTPTypes
 import Hummingbird
 
 /// One page of a list: `{"items": [...], "next_cursor": "…" | null}`.
-public struct Page<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
-    public var items: [Item]
-    public var nextCursor: String?
+struct Page<Item: JSONWritable & Sendable>: Sendable {
+    var items: [Item]
+    var nextCursor: String?
 
-    public init(items: [Item], nextCursor: String?) {
+    init(items: [Item], nextCursor: String?) {
         self.items = items
         self.nextCursor = nextCursor
     }
 
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(items, forKey: .items)
-        try container.encode(nextCursor, forKey: .nextCursor)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case items
-        case nextCursor = "next_cursor"
-    }
-
     /// The page as a response, with `Link: <…>; rel="next"` when another page follows. The link
     /// repeats the request's own path and filters, with the new cursor.
-    public func response(for request: Request) -> EditedResponse<Page<Item>> {
+    func response(for request: Request) -> Response {
         var headers: HTTPFields = [:]
         if let nextCursor {
             var query = request.uri.queryParameters
@@ -34,7 +23,16 @@ public struct Page<Item: Encodable & Sendable>: ResponseEncodable, Sendable {
             query.append("cursor=\(Self.percentEncoded(nextCursor[...]))")
             headers[HTTPField.Name("Link")!] = "<\(request.uri.path)?\(query.joined(separator: "&"))>; rel=\"next\""
         }
-        return EditedResponse(headers: headers, response: self)
+        var writer = JSONWriter(capacity: 512 + items.count * 400)
+        writer.object { writer in
+            writer.key("items")
+            writer.array { writer in
+                for item in items { item.write(to: &writer) }
+            }
+            writer.key("next_cursor")
+            writer.value(nextCursor)
+        }
+        return writer.response(headers: headers)
     }
 
     private static func percentEncoded(_ text: Substring) -> String {

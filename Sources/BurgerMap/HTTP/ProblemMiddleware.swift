@@ -30,7 +30,8 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             case .notFound: return Problem(.notFound, "No such route.")
             case .contentTooLarge: return Problem(.payloadTooLarge, "The request body is too large.")
             case .methodNotAllowed: return Problem(.methodNotAllowed, "The method is not allowed on this route.")
-            case .unsupportedMediaType: return Problem(.unsupportedMediaType, "The request's media type is not supported.")
+            case .unsupportedMediaType:
+                return Problem(.unsupportedMediaType, "The request's media type is not supported.")
             case .badRequest: return Problem(.validationFailed, "The request is malformed.")
             default:
                 if error.status.code < 500 {

@@ -33,7 +33,9 @@ struct QueryReader {
             return range.lowerBound
         }
         guard range.contains(value) else {
-            fail(name, "out_of_range", "\(name) must be \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+            fail(
+                name, "out_of_range",
+                "\(name) must be \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
             return range.lowerBound
         }
         return value

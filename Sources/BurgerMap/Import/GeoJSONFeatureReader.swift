@@ -65,7 +65,8 @@ struct GeoJSONFeatureReader {
         }
         guard sawDocument else { throw ImportError.notADataset(path: path, reason: "the file is empty") }
         guard sawFeatures else {
-            throw ImportError.notADataset(path: path, reason: "no top-level \"features\" array (expected a FeatureCollection)")
+            throw ImportError.notADataset(
+                path: path, reason: "no top-level \"features\" array (expected a FeatureCollection)")
         }
         return nil
     }

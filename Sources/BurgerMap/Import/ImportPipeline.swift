@@ -53,7 +53,9 @@ final class ImportPipeline: @unchecked Sendable {
     }
 
     /// Starts a thread that reads `reader` to the end, validating each row for `source`.
-    static func start(reading reader: consuming any PlaceRowReader, source: String, batchSize: Int = 2048) -> ImportPipeline {
+    static func start(reading reader: consuming any PlaceRowReader, source: String, batchSize: Int = 2048)
+        -> ImportPipeline
+    {
         let pipeline = ImportPipeline()
         nonisolated(unsafe) var reader = reader
         let thread = Thread {

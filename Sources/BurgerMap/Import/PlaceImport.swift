@@ -106,7 +106,8 @@ public struct PlaceImport {
             return summary
         }
         summary.seconds = Date().timeIntervalSince(started)
-        progress?(ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, rows: summary.read, seconds: summary.seconds))
+        progress?(
+            ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, rows: summary.read, seconds: summary.seconds))
         return summary
     }
 }

@@ -84,7 +84,9 @@ struct PlaceRow {
         return String(scalars[first...last])
     }
 
-    private static func coordinate(_ text: String?, named name: String, limit: Double) -> Result<Double, ImportSkip.Reason> {
+    private static func coordinate(_ text: String?, named name: String, limit: Double) -> Result<
+        Double, ImportSkip.Reason
+    > {
         guard let text else { return .failure(.missingCoordinate(name)) }
         guard let value = Double(text), value.isFinite else {
             return .failure(.notANumber(name, String(text.prefix(40))))

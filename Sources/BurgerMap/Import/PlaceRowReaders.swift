@@ -46,14 +46,18 @@ struct CSVPlaceRowReader: PlaceRowReader {
         guard try reader.next(into: &record), record.problem == nil else {
             throw ImportError.notADataset(path: path, reason: "no header row")
         }
-        let header = (0..<record.count).map { record.field($0)?.trimmingCharacters(in: .whitespaces).lowercased() ?? "" }
+        let header = (0..<record.count).map {
+            record.field($0)?.trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+        }
         for column in PlaceRow.columns {
             if let index = column.names.lazy.compactMap({ header.firstIndex(of: $0) }).first {
                 fieldIndices.append((index, column.field))
             }
         }
         let found = Set(fieldIndices.map(\.field))
-        for (required, label) in [(\PlaceRow.name, "name"), (\.latitude, "latitude or lat"), (\.longitude, "longitude, lng or lon")]
+        for (required, label) in [
+            (\PlaceRow.name, "name"), (\.latitude, "latitude or lat"), (\.longitude, "longitude, lng or lon"),
+        ]
         where !found.contains(required) {
             throw ImportError.notADataset(path: path, reason: "the header has no \(label) column")
         }
@@ -128,7 +132,8 @@ struct GeoJSONPlaceRowReader: PlaceRowReader {
             switch self {
             case .text(let text): text
             // Whole numbers (ids, postal codes) without a trailing ".0".
-            case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+            case .number(let value):
+                value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
             case .other: nil
             }
         }

@@ -15,7 +15,8 @@ extension AppDatabase: PlaceStore {
         let ratingSum: Int = row[10]
         return Place(
             id: row[0], name: row[1], lat: row[2], lng: row[3],
-            address: displayAddress(street: row[4], city: row[12], province: row[13], postalCode: row[14], country: row[15]),
+            address: displayAddress(
+                street: row[4], city: row[12], province: row[13], postalCode: row[14], country: row[15]),
             phone: row[5],
             category: row[6], source: row[7], externalId: row[8], reviewCount: reviewCount,
             ratingAvg: reviewCount > 0 ? Double(ratingSum) / Double(reviewCount) : nil,
@@ -23,7 +24,9 @@ extension AppDatabase: PlaceStore {
     }
 
     /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever parts are known.
-    static func displayAddress(street: String?, city: String?, province: String?, postalCode: String?, country: String?) -> String? {
+    static func displayAddress(street: String?, city: String?, province: String?, postalCode: String?, country: String?)
+        -> String?
+    {
         let region = [province, postalCode].compactMap { $0 }.joined(separator: " ")
         let parts = [street, city, region.isEmpty ? nil : region, country].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: ", ")
@@ -32,7 +35,7 @@ extension AppDatabase: PlaceStore {
     public func place(id: Int64) async throws -> Place? {
         try await measured("place") {
             try await pool.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.placeColumns) FROM places WHERE id = ?", arguments: [id])
+                try Row.fetchOne(db, sql: "SELECT \(Self.placeColumns) FROM places WHERE id = ?", arguments: [id])
                     .map(Self.place(from:))
             }
         }
@@ -50,7 +53,9 @@ extension AppDatabase: PlaceStore {
         places.reserveCapacity(ids.count)
         func text(_ column: Int32) -> String? {
             guard let bytes = sqlite3_column_text(handle, column) else { return nil }
-            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
+            return String(
+                decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))),
+                as: UTF8.self)
         }
         for id in ids {
             sqlite3_reset(handle)
@@ -58,14 +63,15 @@ extension AppDatabase: PlaceStore {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { continue }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw db.rawError(code)
             }
             let reviewCount = Int(sqlite3_column_int64(handle, 9))
             let ratingSum = Double(sqlite3_column_int64(handle, 10))
             let place = Place(
                 id: sqlite3_column_int64(handle, 0), name: text(1) ?? "", lat: sqlite3_column_double(handle, 2),
                 lng: sqlite3_column_double(handle, 3),
-                address: displayAddress(street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
+                address: displayAddress(
+                    street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
                 phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
                 ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil, coverPhotoUrl: nil,
                 createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, 11)))

@@ -58,8 +58,7 @@ struct NearestSearch {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { break }
             guard code == SQLITE_ROW else {
-                throw DatabaseError(
-                    resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                throw db.rawError(code)
             }
             let (minX, maxX) = (sqlite3_column_double(handle, 1), sqlite3_column_double(handle, 2))
             let (minY, maxY) = (sqlite3_column_double(handle, 3), sqlite3_column_double(handle, 4))

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// A place on the map, as the API shows it (`Place` in the contract).
-public struct Place: Codable, Sendable, Equatable, ResponseCodable {
+public struct Place: Codable, Sendable, Equatable {
     public var id: Int64
     public var name: String
     public var lat: Double
@@ -89,5 +89,53 @@ extension Place {
         try container.encode(ratingAvg, forKey: .ratingAvg)
         try container.encode(coverPhotoUrl, forKey: .coverPhotoUrl)
         try container.encode(createdAt, forKey: .createdAt)
+    }
+}
+
+extension Place: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writeMembers(to: &writer)
+        }
+    }
+
+    /// The members without the braces, for objects that extend a place.
+    func writeMembers(to writer: inout JSONWriter) {
+        writer.key("id")
+        writer.value(id)
+        writer.key("name")
+        writer.value(name)
+        writer.key("lat")
+        writer.value(lat)
+        writer.key("lng")
+        writer.value(lng)
+        writer.key("address")
+        writer.value(address)
+        writer.key("phone")
+        writer.value(phone)
+        writer.key("category")
+        writer.value(category)
+        writer.key("source")
+        writer.value(source)
+        writer.key("external_id")
+        writer.value(externalId)
+        writer.key("review_count")
+        writer.value(reviewCount)
+        writer.key("rating_avg")
+        writer.value(ratingAvg)
+        writer.key("cover_photo_url")
+        writer.value(coverPhotoUrl)
+        writer.key("created_at")
+        writer.value(createdAt.rfc3339)
+    }
+}
+
+extension NearbyPlace: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            place.writeMembers(to: &writer)
+            writer.key("distance_m")
+            writer.value(distanceM)
+        }
     }
 }

@@ -64,9 +64,7 @@ final class PlaceWriter {
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                sql: statement.sql)
+            throw db.rawError(code, sql: statement.sql)
         }
     }
 

@@ -16,7 +16,7 @@ struct PlacesController {
     }
 
     /// `GET /v1/places/nearby`: places within a radius, nearest first, keyset-paged.
-    @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Page<NearbyPlace>> {
+    @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         var query = NearbyQuery(
             lat: reader.double("lat", in: -90...90),
@@ -28,32 +28,38 @@ struct PlacesController {
             category: reader.text("category").flatMap { $0.isEmpty ? nil : $0 })
         try reader.validate()
         // The cursor belongs to this exact search: same point, radius and filters.
-        let scope = "nearby|\(query.lat)|\(query.lng)|\(query.radiusM)|\(query.reviewedOnly)|\(query.minRating ?? 0)|\(query.category ?? "")"
+        let scope =
+            "nearby|\(query.lat)|\(query.lng)|\(query.radiusM)|\(query.reviewedOnly)|\(query.minRating ?? 0)|\(query.category ?? "")"
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(NearbyKey.self, from: cursor, scope: scope)
         }
         let page = try await store.nearbyPlaces(query)
-        let next = page.hasMore ? page.items.last.map { last in
-            cursors.encode(NearbyKey(distanceM: last.distanceM, id: last.place.id), scope: scope)
-        } : nil
+        let next =
+            page.hasMore
+            ? page.items.last.map { last in
+                cursors.encode(NearbyKey(distanceM: last.distanceM, id: last.place.id), scope: scope)
+            } : nil
         return Page(items: page.items, nextCursor: next).response(for: request)
     }
 
-    /// The answer of a viewport search.
-    struct ViewportBody: ResponseEncodable {
-        var items: [Place]
-        var truncated: Bool
-    }
-
     /// `GET /v1/places?bbox=west,south,east,north`: the places of a map viewport.
-    @Sendable func viewport(_ request: Request, context: AppRequestContext) async throws -> ViewportBody {
+    @Sendable func viewport(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         let limit = reader.int("limit", in: 1...2000, default: 500)
         let box = try Self.boundingBox(reader.text("bbox"))
         try reader.validate()
         let result = try await store.placesInViewport(
             ViewportQuery(west: box[0], south: box[1], east: box[2], north: box[3], limit: limit))
-        return ViewportBody(items: result.items, truncated: result.truncated)
+        var writer = JSONWriter(capacity: 256 + result.items.count * 400)
+        writer.object { writer in
+            writer.key("items")
+            writer.array { writer in
+                for place in result.items { place.write(to: &writer) }
+            }
+            writer.key("truncated")
+            writer.value(result.truncated)
+        }
+        return writer.response()
     }
 
     /// Parses `west,south,east,north`; `west > east` crosses the antimeridian.
@@ -83,15 +89,17 @@ struct PlacesController {
     }
 
     /// `GET /v1/places/{id}`.
-    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Place {
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(kind: "place")
         guard let place = try await store.place(id: id) else { throw Problem.notFound("place", id: id) }
-        return place
+        var writer = JSONWriter(capacity: 512)
+        place.write(to: &writer)
+        return writer.response()
     }
 
     /// `GET /v1/places/{id}/reviews`: newest first. Reviews arrive with a later issue; until then
     /// every existing place answers an empty page.
-    @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> EditedResponse<Page<Place>> {
+    @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(kind: "place")
         var reader = QueryReader(request)
         _ = reader.int("limit", in: 1...100, default: 20)
@@ -100,7 +108,7 @@ struct PlacesController {
         if let cursor = reader.text("cursor") {
             _ = try cursors.decode(Timestamp.self, from: cursor, scope: "place-reviews|\(id)")
         }
-        return Page(items: [], nextCursor: nil).response(for: request)
+        return Page<Place>(items: [], nextCursor: nil).response(for: request)
     }
 }
 

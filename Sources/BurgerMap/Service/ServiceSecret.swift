@@ -27,8 +27,9 @@ public struct ServiceSecret: Sendable {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         let secret = random()
         let temporary = file.appendingPathExtension("tmp-\(UUID().uuidString)")
-        guard FileManager.default.createFile(
-            atPath: temporary.path, contents: secret.bytes, attributes: [.posixPermissions: 0o600])
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: secret.bytes, attributes: [.posixPermissions: 0o600])
         else {
             throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: temporary.path])
         }

@@ -70,11 +70,13 @@ struct RTreeBulkLoader {
             throw StorageError.spatialiteCallFailed("R*Tree \(table) has no root node")
         }
         let capacity = min((nodeSize - 4) / 24, 51)
-        try db.execute(sql: "DELETE FROM \(quoted("node")); DELETE FROM \(quoted("rowid")); DELETE FROM \(quoted("parent"))")
+        try db.execute(
+            sql: "DELETE FROM \(quoted("node")); DELETE FROM \(quoted("rowid")); DELETE FROM \(quoted("parent"))")
 
         let writeNode = try db.makeStatement(sql: "INSERT INTO \(quoted("node")) (nodeno, data) VALUES (?, ?)")
         let writeRowid = try db.makeStatement(sql: "INSERT INTO \(quoted("rowid")) (rowid, nodeno) VALUES (?, ?)")
-        let writeParent = try db.makeStatement(sql: "INSERT INTO \(quoted("parent")) (nodeno, parentnode) VALUES (?, ?)")
+        let writeParent = try db.makeStatement(
+            sql: "INSERT INTO \(quoted("parent")) (nodeno, parentnode) VALUES (?, ?)")
 
         entries.sort { $0.curve < $1.curve }
         var level = entries
@@ -156,9 +158,7 @@ struct RTreeBulkLoader {
         let code = sqlite3_step(statement.sqliteStatement)
         sqlite3_reset(statement.sqliteStatement)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(
-                resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                sql: statement.sql)
+            throw db.rawError(code, sql: statement.sql)
         }
     }
 }

@@ -1,6 +1,7 @@
-@testable import BurgerMap
 import Foundation
 import Testing
+
+@testable import BurgerMap
 
 @Suite("CSV reader")
 struct CSVReaderTests {
@@ -16,13 +17,15 @@ struct CSVReaderTests {
         return result
     }
 
-    @Test("RFC 4180 quoting: commas, doubled quotes and line breaks inside quotes; CRLF; BOM", arguments: [1, 3, 1 << 20])
+    @Test(
+        "RFC 4180 quoting: commas, doubled quotes and line breaks inside quotes; CRLF; BOM", arguments: [1, 3, 1 << 20])
     func quoting(chunkSize: Int) throws {
         let text = "\u{FEFF}name,note\r\n\"Bob's, \"\"Best\"\"\",\"two\r\nlines\"\r\nplain,\r\n,last\n"
         let parsed = try records(text, chunkSize: chunkSize)
-        #expect(parsed.map(\.fields) == [
-            ["name", "note"], ["Bob's, \"Best\"", "two\r\nlines"], ["plain", ""], ["", "last"],
-        ])
+        #expect(
+            parsed.map(\.fields) == [
+                ["name", "note"], ["Bob's, \"Best\"", "two\r\nlines"], ["plain", ""], ["", "last"],
+            ])
         #expect(parsed.map(\.line) == [1, 2, 4, 5])
         #expect(parsed.allSatisfy { $0.problem == nil })
     }

@@ -41,14 +41,16 @@ struct PlaceImportTests {
         #expect(first.read == 9)
         #expect(first.inserted == 4)
         #expect(first.skipped == 5)
-        #expect(first.skips.map(\.description) == [
-            "line 3: missing latitude",
-            "line 4: missing name",
-            "line 5: latitude \"abc\" is not a number",
-            "line 6: latitude 91.0 is out of range (-90 to 90)",
-            "line 9: id \"b1\" already given on line 2",
-        ])
-        let stored = try await environment.database.nearbyPlaces(NearbyQuery(lat: 37.5, lng: 127.0, radiusM: 50_000, limit: 100))
+        #expect(
+            first.skips.map(\.description) == [
+                "line 3: missing latitude",
+                "line 4: missing name",
+                "line 5: latitude \"abc\" is not a number",
+                "line 6: latitude 91.0 is out of range (-90 to 90)",
+                "line 9: id \"b1\" already given on line 2",
+            ])
+        let stored = try await environment.database.nearbyPlaces(
+            NearbyQuery(lat: 37.5, lng: 127.0, radiusM: 50_000, limit: 100))
         #expect(stored.items.map(\.place.name) == ["Burger \"One\"", "Multi\nLine Name", "No Id Burger"])
         let one = try #require(stored.items.first?.place)
         #expect(one.address == "1 Main St, Seoul" && one.phone == "+82-2-1" && one.category == "burger")
@@ -64,8 +66,10 @@ struct PlaceImportTests {
     func updates() async throws {
         let environment = try TestEnvironment()
         let importer = PlaceImport(database: environment.database)
-        _ = try importer.run(file: try environment.file("a.csv", "id,name,lat,lng\n1,Old Name,10,10\n2,Stays,20,20\n"), source: "s")
-        let summary = try importer.run(file: try environment.file("b.csv", "id,name,lat,lng\n1,New Name,10.5,10.5\n2,Stays,20,20\n"), source: "s")
+        _ = try importer.run(
+            file: try environment.file("a.csv", "id,name,lat,lng\n1,Old Name,10,10\n2,Stays,20,20\n"), source: "s")
+        let summary = try importer.run(
+            file: try environment.file("b.csv", "id,name,lat,lng\n1,New Name,10.5,10.5\n2,Stays,20,20\n"), source: "s")
         #expect(summary.updated == 1 && summary.unchanged == 1 && summary.inserted == 0)
         let near = try await environment.database.nearbyPlaces(NearbyQuery(lat: 10.5, lng: 10.5, radiusM: 10, limit: 5))
         #expect(near.items.map(\.place.name) == ["New Name"])
@@ -81,7 +85,8 @@ struct PlaceImportTests {
         _ = try importer.run(file: try environment.file("a.csv", "name,lat,lng,phone\nCorner Burger,48.0,11.0,1\n"))
         // 0.0002° of latitude is about 22 m; 0.0003° about 33 m.
         let summary = try importer.run(
-            file: try environment.file("b.csv", "name,lat,lng,phone\ncorner burger,48.0002,11.0,2\nCorner Burger,48.0003,11.0,3\n"))
+            file: try environment.file(
+                "b.csv", "name,lat,lng,phone\ncorner burger,48.0002,11.0,2\nCorner Burger,48.0003,11.0,3\n"))
         #expect(summary.updated == 1 && summary.inserted == 1)
         #expect(try await count(environment, "SELECT count(*) FROM places") == 2)
     }
@@ -106,14 +111,16 @@ struct PlaceImportTests {
             """)
         let summary = try PlaceImport(database: environment.database).run(file: file)
         #expect(summary.inserted == 2)
-        #expect(summary.skips.map(\.description) == [
-            "feature 2: geometry is not a Point",
-            "feature 4: Point coordinates are not two numbers",
-            "feature 5: latitude 95.0 is out of range (-90 to 90)",
-            "feature 6: not a valid JSON object",
-            "feature 7: missing name",
-        ])
-        let tokyo = try await environment.database.nearbyPlaces(NearbyQuery(lat: 35.68, lng: 139.7, radiusM: 10, limit: 1))
+        #expect(
+            summary.skips.map(\.description) == [
+                "feature 2: geometry is not a Point",
+                "feature 4: Point coordinates are not two numbers",
+                "feature 5: latitude 95.0 is out of range (-90 to 90)",
+                "feature 6: not a valid JSON object",
+                "feature 7: missing name",
+            ])
+        let tokyo = try await environment.database.nearbyPlaces(
+            NearbyQuery(lat: 35.68, lng: 139.7, radiusM: 10, limit: 1))
         #expect(tokyo.items.first?.place.externalId == "7")
         #expect(tokyo.items.first?.place.phone == "123")
     }
@@ -122,7 +129,9 @@ struct PlaceImportTests {
     func unreadable() async throws {
         let environment = try TestEnvironment()
         let importer = PlaceImport(database: environment.database)
-        #expect(throws: ImportError.self) { try importer.run(file: environment.folder.appendingPathComponent("missing.csv")) }
+        #expect(throws: ImportError.self) {
+            try importer.run(file: environment.folder.appendingPathComponent("missing.csv"))
+        }
         #expect(throws: ImportError.self) { try importer.run(file: environment.folder) }
         let noColumns = try environment.file("x.csv", "title,x,y\nA,1,2\n")
         #expect(throws: ImportError.self) { try importer.run(file: noColumns) }
@@ -131,8 +140,9 @@ struct PlaceImportTests {
         #expect(try await count(environment, "SELECT count(*) FROM places") == 0)
     }
 
-    @Test("the Datafiniti fast-food dataset imports whole, and again without changes",
-          .enabled(if: FileManager.default.fileExists(atPath: fastFood.path)))
+    @Test(
+        "the Datafiniti fast-food dataset imports whole, and again without changes",
+        .enabled(if: FileManager.default.fileExists(atPath: fastFood.path)))
     func fastFoodDataset() async throws {
         let environment = try TestEnvironment()
         let importer = PlaceImport(database: environment.database)
@@ -144,7 +154,8 @@ struct PlaceImportTests {
         #expect(try await count(environment, "SELECT rtreecheck('idx_places_geom') = 'ok'") == 1)
         #expect(try await count(environment, "SELECT CheckSpatialIndex('places', 'geom')") == 1)
         // The first row of the file, by its Datafiniti key.
-        let massena = try await environment.database.nearbyPlaces(NearbyQuery(lat: 44.9213, lng: -74.89021, radiusM: 1, limit: 1))
+        let massena = try await environment.database.nearbyPlaces(
+            NearbyQuery(lat: 44.9213, lng: -74.89021, radiusM: 1, limit: 1))
         #expect(massena.items.first?.place.name == "McDonald's")
         #expect(massena.items.first?.place.externalId == "us/ny/massena/324mainst/-1161002137")
         #expect(massena.items.first?.place.address == "324 Main St, Massena, NY 13662, US")

@@ -13,7 +13,7 @@ struct NearbySearchTests {
     ]
 
     func seed(_ environment: TestEnvironment) async throws -> [Place] {
-        var random = TestRandom(state: 2026)
+        var random = SeededGenerator(seed: 2026)
         var drafts: [PlaceDraft] = []
         for centre in Self.centres {
             for index in 0..<120 {
@@ -48,7 +48,7 @@ struct NearbySearchTests {
     func matchesBruteForce() async throws {
         let environment = try TestEnvironment()
         let places = try await seed(environment)
-        var random = TestRandom(state: 99)
+        var random = SeededGenerator(seed: 99)
         for round in 0..<60 {
             let centre = Self.centres[round % Self.centres.count]
             let lat = max(-90, min(90, centre.lat + Double.random(in: -0.2...0.2, using: &random)))
@@ -57,7 +57,8 @@ struct NearbySearchTests {
             if lng < -180 { lng += 360 }
             let radius = [500.0, 5_000, 20_000, 50_000][round % 4]
             let limit = [1, 7, 20, 100][round % 4]
-            let expected = places
+            let expected =
+                places
                 .map { (distance: referenceDistance(lat, lng, $0.lat, $0.lng), id: $0.id) }
                 .filter { $0.distance <= radius }
                 .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
@@ -84,7 +85,10 @@ struct NearbySearchTests {
     func categoryFilter() async throws {
         let environment = try TestEnvironment()
         let places = try await environment.insert(
-            (0..<30).map { PlaceDraft(name: "F\($0)", lat: 10 + Double($0) * 0.001, lng: 10, category: $0 % 3 == 0 ? "burger" : "pizza") })
+            (0..<30).map {
+                PlaceDraft(
+                    name: "F\($0)", lat: 10 + Double($0) * 0.001, lng: 10, category: $0 % 3 == 0 ? "burger" : "pizza")
+            })
         let page = try await environment.database.nearbyPlaces(
             NearbyQuery(lat: 10, lng: 10, radiusM: 50_000, limit: 100, category: "burger"))
         #expect(page.items.map(\.place.id) == places.enumerated().filter { $0.offset % 3 == 0 }.map(\.element.id))
@@ -99,12 +103,16 @@ struct BulkLoadedNearbyTests {
     @Test("an import packs the R*Tree; it checks out and searches on it equal brute force")
     func afterImport() async throws {
         let environment = try TestEnvironment()
-        var random = TestRandom(state: 7)
+        var random = SeededGenerator(seed: 7)
         var csv = "id,name,lat,lng\n"
         for index in 0..<4000 {
             // A dense cluster crossing the antimeridian, plus a spread of far-away places.
-            let lat = index % 10 == 0 ? Double.random(in: -80...80, using: &random) : Double.random(in: -1...1, using: &random)
-            var lng = index % 10 == 0 ? Double.random(in: -180...180, using: &random) : 180 + Double.random(in: -1...1, using: &random)
+            let lat =
+                index % 10 == 0
+                ? Double.random(in: -80...80, using: &random) : Double.random(in: -1...1, using: &random)
+            var lng =
+                index % 10 == 0
+                ? Double.random(in: -180...180, using: &random) : 180 + Double.random(in: -1...1, using: &random)
             if lng > 180 { lng -= 360 }
             csv += "\(index),Place \(index),\(lat),\(lng)\n"
         }
@@ -113,7 +121,9 @@ struct BulkLoadedNearbyTests {
         let (check, points) = try await environment.database.pool.write { db in
             (
                 try String.fetchOne(db, sql: "SELECT rtreecheck('idx_places_geom')"),
-                try Row.fetchAll(db, sql: "SELECT id, lat, lng FROM places").map { (id: $0[0] as Int64, lat: $0[1] as Double, lng: $0[2] as Double) }
+                try Row.fetchAll(db, sql: "SELECT id, lat, lng FROM places").map {
+                    (id: $0[0] as Int64, lat: $0[1] as Double, lng: $0[2] as Double)
+                }
             )
         }
         #expect(check == "ok")
@@ -121,7 +131,8 @@ struct BulkLoadedNearbyTests {
             let lat = Double.random(in: -1...1, using: &random)
             let lng = round % 2 == 0 ? 179.9 : -179.9
             let radius = [300.0, 3_000, 30_000, 50_000][round % 4]
-            let expected = points
+            let expected =
+                points
                 .map { (distance: referenceDistance(lat, lng, $0.lat, $0.lng), id: $0.id) }
                 .filter { $0.distance <= radius }
                 .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }

@@ -31,7 +31,8 @@ struct PlacesRoutesTests {
                 }
                 let link = try #require(response.headers[HTTPField.Name("Link")!])
                 #expect(link.hasSuffix("; rel=\"next\""))
-                #expect(link.contains("cursor=\(cursor)") && link.contains("radius_m=5000") && link.contains("limit=10"))
+                #expect(
+                    link.contains("cursor=\(cursor)") && link.contains("radius_m=5000") && link.contains("limit=10"))
                 uri = String(link.dropFirst().prefix { $0 != ">" })
             }
             #expect(pages == 3)
@@ -90,7 +91,8 @@ struct PlacesRoutesTests {
                 #expect(try json(response)["code"] as? String == "invalid_cursor", "\(uri)")
             }
             // The same cursor with a different page size is still this list.
-            let second = try await client.execute(uri: "/v1/places/nearby?lat=1&lng=1&limit=3&cursor=\(cursor)", method: .get)
+            let second = try await client.execute(
+                uri: "/v1/places/nearby?lat=1&lng=1&limit=3&cursor=\(cursor)", method: .get)
             #expect(second.status == .ok)
             #expect((try json(second)["items"] as? [Any])?.count == 3)
         }
@@ -99,9 +101,12 @@ struct PlacesRoutesTests {
     @Test("GET /v1/places/{id} answers the place, 404 not_found for unknown or malformed ids")
     func showPlace() async throws {
         let environment = try TestEnvironment()
-        let place = try #require(try await environment.insert([
-            PlaceDraft(name: "Shake Shack", lat: 40.7415, lng: -73.9882, address: "Madison Square Park", phone: "+1 212", category: "burger", source: "nyc", externalId: "ss-1")
-        ]).first)
+        let place = try #require(
+            try await environment.insert([
+                PlaceDraft(
+                    name: "Shake Shack", lat: 40.7415, lng: -73.9882, address: "Madison Square Park", phone: "+1 212",
+                    category: "burger", source: "nyc", externalId: "ss-1")
+            ]).first)
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/v1/places/\(place.id)", method: .get)
             #expect(response.status == .ok)

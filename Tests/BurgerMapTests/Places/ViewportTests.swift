@@ -31,7 +31,8 @@ struct ViewportTests {
     @Test("more places than the limit: truncated, and the answer is exactly limit places")
     func truncation() async throws {
         let environment = try TestEnvironment()
-        let places = try await environment.insert((0..<12).map { PlaceDraft(name: "V\($0)", lat: 50 + Double($0) * 0.01, lng: 8) })
+        let places = try await environment.insert(
+            (0..<12).map { PlaceDraft(name: "V\($0)", lat: 50 + Double($0) * 0.01, lng: 8) })
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/v1/places?bbox=7,49,9,51&limit=5", method: .get)
             let body = try json(response)

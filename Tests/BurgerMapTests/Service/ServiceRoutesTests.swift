@@ -42,7 +42,10 @@ struct ServiceRoutesTests {
             let response = try await client.execute(uri: "/metrics", method: .get)
             #expect(response.status == .ok)
             let text = String(buffer: response.body)
-            #expect(text.contains(#"hb_requests{http_route="/v1/places/nearby",http_request_method="GET",http_response_status_code="200"}"#))
+            #expect(
+                text.contains(
+                    #"hb_requests{http_route="/v1/places/nearby",http_request_method="GET",http_response_status_code="200"}"#
+                ))
             #expect(text.contains(#"http_response_status_code="400"}"#))
             #expect(text.contains("burgermap_db_query_duration"))
         }
@@ -51,22 +54,24 @@ struct ServiceRoutesTests {
     @Test("the OpenAPI document describes exactly the router's routes")
     func openAPIMatchesRouter() async throws {
         let environment = try TestEnvironment()
-        let routes = Set(environment.router.routes.map { route in
-            let path = route.path.description.split(separator: "/").map { part in
-                part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
-            }.joined(separator: "/")
-            return "\(route.method.rawValue) /\(path)"
-        })
+        let routes = Set(
+            environment.router.routes.map { route in
+                let path = route.path.description.split(separator: "/").map { part in
+                    part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
+                }.joined(separator: "/")
+                return "\(route.method.rawValue) /\(path)"
+            })
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/openapi.yaml", method: .get)
             #expect(response.status == .ok)
             let document = try #require(try Yams.load(yaml: String(buffer: response.body)) as? [String: Any])
             #expect(document["openapi"] as? String == "3.1.0")
             let paths = try #require(document["paths"] as? [String: [String: Any]])
-            let documented = Set(paths.flatMap { path, operations in
-                operations.keys.filter { ["get", "put", "post", "patch", "delete", "head"].contains($0) }
-                    .map { "\($0.uppercased()) \(path)" }
-            })
+            let documented = Set(
+                paths.flatMap { path, operations in
+                    operations.keys.filter { ["get", "put", "post", "patch", "delete", "head"].contains($0) }
+                        .map { "\($0.uppercased()) \(path)" }
+                })
             #expect(documented == routes)
         }
     }
