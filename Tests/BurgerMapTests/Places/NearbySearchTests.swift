@@ -57,11 +57,7 @@ struct NearbySearchTests {
             if lng < -180 { lng += 360 }
             let radius = [500.0, 5_000, 20_000, 50_000][round % 4]
             let limit = [1, 7, 20, 100][round % 4]
-            let expected =
-                places
-                .map { (distance: referenceDistance(lat, lng, $0.lat, $0.lng), id: $0.id) }
-                .filter { $0.distance <= radius }
-                .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+            let expected = bruteForceNearest(places.map { ($0.id, $0.lat, $0.lng) }, lat: lat, lng: lng, radius: radius)
             let found = try await allPages(
                 environment.database, NearbyQuery(lat: lat, lng: lng, radiusM: radius, limit: limit))
             #expect(found.map(\.place.id) == expected.map(\.id), "query \(round) at \(lat),\(lng) r=\(radius)")
@@ -131,12 +127,7 @@ struct BulkLoadedNearbyTests {
             let lat = Double.random(in: -1...1, using: &random)
             let lng = round % 2 == 0 ? 179.9 : -179.9
             let radius = [300.0, 3_000, 30_000, 50_000][round % 4]
-            let expected =
-                points
-                .map { (distance: referenceDistance(lat, lng, $0.lat, $0.lng), id: $0.id) }
-                .filter { $0.distance <= radius }
-                .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
-                .prefix(60)
+            let expected = bruteForceNearest(points, lat: lat, lng: lng, radius: radius).prefix(60)
             var query = NearbyQuery(lat: lat, lng: lng, radiusM: radius, limit: 20)
             var found: [Int64] = []
             while found.count < 60 {

@@ -58,6 +58,17 @@ func referenceDistance(_ lat1: Double, _ lng1: Double, _ lat2: Double, _ lng2: D
     return 2 * 6_371_008.8 * asin(min(1, sqrt(a)))
 }
 
+/// Every point within `radius` metres, nearest first and ties by id: the answer a nearby search
+/// must give, computed the slow way.
+func bruteForceNearest(
+    _ points: [(id: Int64, lat: Double, lng: Double)], lat: Double, lng: Double, radius: Double
+) -> [(distance: Double, id: Int64)] {
+    points
+        .map { (distance: referenceDistance(lat, lng, $0.lat, $0.lng), id: $0.id) }
+        .filter { $0.distance <= radius }
+        .sorted { ($0.distance, $0.id) < ($1.distance, $1.id) }
+}
+
 /// Decodes a JSON response body into loosely typed values, as a client would see it.
 func json(_ response: TestResponse) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
