@@ -44,9 +44,7 @@ struct QueryReader {
     /// An optional finite number within `range`.
     mutating func optionalDouble(_ name: String, in range: ClosedRange<Double>) -> Double? {
         guard let text = parameters[name], !text.isEmpty else { return nil }
-        let before = errors.count
-        let value = double(name, in: range)
-        return errors.count == before && !text.isEmpty ? value : nil
+        return double(name, in: range)
     }
 
     /// A whole number within `range`, or `fallback` when absent.

@@ -3,24 +3,47 @@ import GRDB
 import GRDBSQLite
 
 extension AppDatabase: PlaceStore {
-    /// The `places` columns that make a `Place`, in the order `place(from:)` reads them.
+    /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
     static let placeColumns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
         city, province, postal_code, country
         """
 
-    /// Builds a `Place` from a row selected with `placeColumns`.
-    static func place(from row: Row) -> Place {
-        let reviewCount: Int = row[9]
-        let ratingSum: Int = row[10]
+    /// The `Place` on the current row of a statement that selects `placeColumns`. Columns are read
+    /// straight from SQLite: a nearby page decodes up to 100 places, and GRDB's row decoding cost
+    /// more than the search itself.
+    static func place(at handle: SQLiteStatement) -> Place {
+        func text(_ column: Int32) -> String? {
+            guard let bytes = sqlite3_column_text(handle, column) else { return nil }
+            return String(
+                decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))),
+                as: UTF8.self)
+        }
+        let reviewCount = Int(sqlite3_column_int64(handle, 9))
+        let ratingSum = Double(sqlite3_column_int64(handle, 10))
         return Place(
-            id: row[0], name: row[1], lat: row[2], lng: row[3],
+            id: sqlite3_column_int64(handle, 0), name: text(1) ?? "", lat: sqlite3_column_double(handle, 2),
+            lng: sqlite3_column_double(handle, 3),
             address: displayAddress(
-                street: row[4], city: row[12], province: row[13], postalCode: row[14], country: row[15]),
-            phone: row[5],
-            category: row[6], source: row[7], externalId: row[8], reviewCount: reviewCount,
-            ratingAvg: reviewCount > 0 ? Double(ratingSum) / Double(reviewCount) : nil,
-            coverPhotoUrl: nil, createdAt: Timestamp(milliseconds: row[11]))
+                street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
+            phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
+            ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil, coverPhotoUrl: nil,
+            createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, 11)))
+    }
+
+    /// Every place a query that selects `placeColumns` returns, in its order.
+    static func fetchPlaces(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Place] {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(arguments)
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var places: [Place] = []
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return places }
+            guard code == SQLITE_ROW else { throw db.rawError(code, sql: sql) }
+            places.append(place(at: handle))
+        }
     }
 
     /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever parts are known.
@@ -34,48 +57,24 @@ extension AppDatabase: PlaceStore {
 
     public func place(id: Int64) async throws -> Place? {
         try await measured("place") {
-            try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT \(Self.placeColumns) FROM places WHERE id = ?", arguments: [id])
-                    .map(Self.place(from:))
-            }
+            try await pool.read { db in try Self.places(db, ids: [id])[id] }
         }
     }
 
-    /// Places by id, in no particular order (missing ids are left out). Columns are read straight
-    /// from the statement: a nearby page decodes up to 100 places, and GRDB's row decoding cost
-    /// more than the search itself.
+    /// Places by id, in no particular order (missing ids are left out).
     static func places(_ db: Database, ids: some Collection<Int64>) throws -> [Int64: Place] {
-        guard !ids.isEmpty else { return [:] }
         let statement = try db.cachedStatement(sql: "SELECT \(placeColumns) FROM places WHERE id = ?")
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
         var places: [Int64: Place] = [:]
         places.reserveCapacity(ids.count)
-        func text(_ column: Int32) -> String? {
-            guard let bytes = sqlite3_column_text(handle, column) else { return nil }
-            return String(
-                decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))),
-                as: UTF8.self)
-        }
         for id in ids {
             sqlite3_reset(handle)
             sqlite3_bind_int64(handle, 1, id)
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { continue }
-            guard code == SQLITE_ROW else {
-                throw db.rawError(code)
-            }
-            let reviewCount = Int(sqlite3_column_int64(handle, 9))
-            let ratingSum = Double(sqlite3_column_int64(handle, 10))
-            let place = Place(
-                id: sqlite3_column_int64(handle, 0), name: text(1) ?? "", lat: sqlite3_column_double(handle, 2),
-                lng: sqlite3_column_double(handle, 3),
-                address: displayAddress(
-                    street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
-                phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
-                ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil, coverPhotoUrl: nil,
-                createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, 11)))
-            places[place.id] = place
+            guard code == SQLITE_ROW else { throw db.rawError(code) }
+            places[id] = place(at: handle)
         }
         return places
     }
@@ -138,7 +137,7 @@ extension AppDatabase: PlaceStore {
             candidates <= viewportCandidateCap
             ? rtreeArguments + exactArguments + [query.limit + 1]
             : exactArguments + [query.limit + 1]
-        let places = try Row.fetchAll(db, sql: sql, arguments: arguments).map(place(from:))
+        let places = try fetchPlaces(db, sql: sql, arguments: arguments)
         return ViewportResult(items: Array(places.prefix(query.limit)), truncated: places.count > query.limit)
     }
 
@@ -146,9 +145,7 @@ extension AppDatabase: PlaceStore {
     public func insertPlace(_ draft: PlaceDraft, at time: Timestamp = .now()) async throws -> Place {
         try await pool.write { db in
             let id = try PlaceWriter(db).insert(draft, at: time)
-            return try Row.fetchOne(
-                db, sql: "SELECT \(Self.placeColumns) FROM places WHERE id = ?", arguments: [id]
-            ).map(Self.place(from:))!
+            return try Self.places(db, ids: [id])[id]!
         }
     }
 }

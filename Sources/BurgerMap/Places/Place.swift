@@ -1,8 +1,5 @@
-import Foundation
-import Hummingbird
-
 /// A place on the map, as the API shows it (`Place` in the contract).
-public struct Place: Codable, Sendable, Equatable {
+public struct Place: Sendable, Equatable {
     public var id: Int64
     public var name: String
     public var lat: Double
@@ -19,19 +16,9 @@ public struct Place: Codable, Sendable, Equatable {
 }
 
 /// A place with its great-circle distance from a query point (`NearbyPlace` in the contract).
-public struct NearbyPlace: Encodable, Sendable {
+public struct NearbyPlace: Sendable {
     public var place: Place
     public var distanceM: Double
-
-    public func encode(to encoder: any Encoder) throws {
-        try place.encode(to: encoder)
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(distanceM, forKey: .distanceM)
-    }
-
-    private enum CodingKeys: String, CodingKey {
-        case distanceM = "distance_m"
-    }
 }
 
 /// The fields of a place that a client or an import supplies.
@@ -72,27 +59,8 @@ public struct PlaceDraft: Sendable, Equatable {
     }
 }
 
-extension Place {
-    /// Encodes every field, `null` included: clients rely on the keys being present.
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(name, forKey: .name)
-        try container.encode(lat, forKey: .lat)
-        try container.encode(lng, forKey: .lng)
-        try container.encode(address, forKey: .address)
-        try container.encode(phone, forKey: .phone)
-        try container.encode(category, forKey: .category)
-        try container.encode(source, forKey: .source)
-        try container.encode(externalId, forKey: .externalId)
-        try container.encode(reviewCount, forKey: .reviewCount)
-        try container.encode(ratingAvg, forKey: .ratingAvg)
-        try container.encode(coverPhotoUrl, forKey: .coverPhotoUrl)
-        try container.encode(createdAt, forKey: .createdAt)
-    }
-}
-
 extension Place: JSONWritable {
+    /// Writes every field, `null` included: clients rely on the keys being present.
     func write(to writer: inout JSONWriter) {
         writer.object { writer in
             writeMembers(to: &writer)

@@ -29,7 +29,7 @@ public struct NearbyQuery: Sendable, Hashable {
 }
 
 /// The keyset position of a nearby result: distance first, then id.
-public struct NearbyKey: Sendable, Hashable, Comparable, Codable {
+public struct NearbyKey: Sendable, Hashable, Comparable {
     public var distanceM: Double
     public var id: Int64
 

@@ -3,7 +3,7 @@ import Foundation
 /// A moment in UTC with millisecond precision, shown as RFC 3339 (`2026-11-21T08:30:00.123Z`).
 ///
 /// Stored as milliseconds since 1970 so that keyset cursors compare integers.
-public struct Timestamp: Sendable, Hashable, Comparable, Codable {
+public struct Timestamp: Sendable, Hashable, Comparable {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var milliseconds: Int64
 
@@ -34,22 +34,6 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable {
         return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
             + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
             + ".\(pad(Int32(millis), 3))Z"
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let text = try decoder.singleValueContainer().decode(String.self)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: text) else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "not an RFC 3339 timestamp"))
-        }
-        milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rfc3339)
     }
 }
 
