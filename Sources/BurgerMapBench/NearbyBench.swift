@@ -81,6 +81,13 @@ struct NearbyBench: AsyncParsableCommand {
                 NearbyQuery(lat: point.lat, lng: point.lng, radiusM: radius, limit: limit))
             viaStore.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
         }
+        // The cost of the async hop alone: an empty read through the same pool.
+        var emptyReads: [Double] = []
+        for _ in 0..<300 {
+            let start = DispatchTime.now().uptimeNanoseconds
+            try await database.pool.read { _ in }
+            emptyReads.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
+        }
         let oursMedian = median(ours)
         let baselineMedian = median(baselineTimes)
         print(
@@ -94,6 +101,10 @@ struct NearbyBench: AsyncParsableCommand {
             String(
                 format: "same via async store API:            median %8.1f us  p90 %8.1f us", median(viaStore),
                 percentile(viaStore, 0.9)))
+        print(
+            String(
+                format: "empty async read (the hop alone):    median %8.1f us  p90 %8.1f us", median(emptyReads),
+                percentile(emptyReads, 0.9)))
         print(
             String(
                 format: "plain SpatiaLite (SpatialIndex + ST_Distance + ORDER BY): median %8.1f us  p90 %8.1f us",

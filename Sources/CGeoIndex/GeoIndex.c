@@ -106,3 +106,7 @@ int bm_load_extension(sqlite3 *db, const char *file, char *message, size_t messa
     sqlite3_free(error);
     return rc;
 }
+
+int bm_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}

@@ -17,7 +17,7 @@ struct PlaceImportSession {
     private let time = Timestamp.now()
     private(set) var summary = ImportSummary()
     /// The places this import has already matched or inserted, with the position that did it.
-    private var touched: [Int64: Int32] = [:]
+    private var touched = TouchedPlaces()
     /// R*Tree entries to add (new places) or move (updated coordinates).
     private var newEntries: [RTreeBulkLoader.Entry] = []
     private var movedEntries: [RTreeBulkLoader.Entry] = []
@@ -68,7 +68,7 @@ struct PlaceImportSession {
             match = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT id FROM places WHERE source = ? AND external_id = ?"),
                 arguments: [source, externalID])
-            if let match, let first = touched[match] {
+            if let match, let first = touched.position(of: match) {
                 return skip(position, .duplicateID(externalID, first: "\(locationWord) \(first)"))
             }
         } else {
@@ -77,7 +77,7 @@ struct PlaceImportSession {
         guard let match else {
             return inserted(try writer.insert(draft, at: time), draft, at: position)
         }
-        touched[match] = Int32(clamping: position)
+        touched.record(match, at: position)
         guard let stored = try writer.draft(id: match) else { return }
         if draft.externalId == nil {
             // Matched by name and position: the place keeps where it came from.
@@ -96,9 +96,10 @@ struct PlaceImportSession {
     }
 
     private mutating func inserted(_ id: Int64, _ draft: PlaceDraft, at position: Int) {
-        touched[id] = Int32(clamping: position)
+        touched.record(id, at: position)
         summary.inserted += 1
-        if !willRebuild {
+        // Into an empty index, the new entries are all the entries: keep them for packing.
+        if !willRebuild || indexedBefore == 0 {
             newEntries.append(RTreeBulkLoader.Entry(id: id, x: draft.lng, y: draft.lat))
         } else if !newEntries.isEmpty {
             // The index will be packed anew from the table: these entries are not needed.
@@ -125,7 +126,7 @@ struct PlaceImportSession {
         var best: (distance: Double, id: Int64)?
         for row in try Row.fetchAll(statement, arguments: [draft.lat, draft.lng]) {
             let id: Int64 = row[0]
-            guard touched[id] == nil, (row[1] as String).lowercased() == name else { continue }
+            guard touched.position(of: id) == nil, (row[1] as String).lowercased() == name else { continue }
             let distance = bm_haversine_m(draft.lat, draft.lng, row[2], row[3])
             if distance <= 25, best.map({ (distance, id) < $0 }) ?? true {
                 best = (distance, id)
@@ -152,8 +153,12 @@ struct PlaceImportSession {
     }
 
     private func rebuildSpatialIndex() throws {
+        let loader = RTreeBulkLoader(db: db, table: "idx_places_geom")
+        if indexedBefore == 0, movedEntries.isEmpty {
+            return try loader.rebuild(newEntries)
+        }
         var entries: [RTreeBulkLoader.Entry] = []
-        entries.reserveCapacity(touched.count)
+        entries.reserveCapacity(indexedBefore + summary.inserted)
         // Read straight from the statement: this visits every place.
         let statement = try db.makeStatement(sql: "SELECT id, lng, lat FROM places")
         let handle = statement.sqliteStatement
@@ -164,7 +169,7 @@ struct PlaceImportSession {
                     y: sqlite3_column_double(handle, 2)))
         }
         sqlite3_reset(handle)
-        try RTreeBulkLoader(db: db, table: "idx_places_geom").rebuild(&entries)
+        try loader.rebuild(entries)
     }
 
     private mutating func addToSpatialIndex() throws {
@@ -178,6 +183,38 @@ struct PlaceImportSession {
             sql: "UPDATE idx_places_geom SET xmin = ?, xmax = ?, ymin = ?, ymax = ? WHERE pkid = ?")
         for entry in movedEntries {
             try move.execute(arguments: [entry.minX, entry.maxX, entry.minY, entry.maxY, entry.id])
+        }
+    }
+}
+
+/// Which places an import has matched or inserted, and at which row or feature.
+///
+/// New places get consecutive ids, so positions are kept in an array for one run of consecutive
+/// ids (a dictionary of a million entries cost a tenth of the import); any id outside that run
+/// goes to a dictionary.
+struct TouchedPlaces {
+    private var runStart: Int64 = 0
+    private var runPositions: [Int32] = []
+    private var others: [Int64: Int32] = [:]
+
+    /// The position that matched or inserted `id`, if any did.
+    func position(of id: Int64) -> Int32? {
+        let offset = id - runStart
+        if !runPositions.isEmpty, offset >= 0, offset < runPositions.count {
+            return runPositions[Int(offset)]
+        }
+        return others[id]
+    }
+
+    mutating func record(_ id: Int64, at position: Int) {
+        let position = Int32(clamping: position)
+        if runPositions.isEmpty {
+            runStart = id
+            runPositions.append(position)
+        } else if id == runStart + Int64(runPositions.count) {
+            runPositions.append(position)
+        } else {
+            others[id] = position
         }
     }
 }

@@ -46,18 +46,17 @@ final class PlaceWriter {
     private func execute(_ statement: Statement, _ draft: PlaceDraft, _ time: Timestamp) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
-        let texts: [(Int32, String?)] = [
-            (1, draft.name), (4, draft.address), (5, draft.city), (6, draft.province), (7, draft.postalCode),
-            (8, draft.country), (9, draft.phone), (10, draft.category), (11, draft.website), (12, draft.source),
-            (13, draft.externalId),
-        ]
-        for (index, text) in texts {
-            if let text {
-                sqlite3_bind_text(handle, index, text, -1, SQLITE_TRANSIENT)
-            } else {
-                sqlite3_bind_null(handle, index)
-            }
-        }
+        bindText(handle, 1, draft.name)
+        bindText(handle, 4, draft.address)
+        bindText(handle, 5, draft.city)
+        bindText(handle, 6, draft.province)
+        bindText(handle, 7, draft.postalCode)
+        bindText(handle, 8, draft.country)
+        bindText(handle, 9, draft.phone)
+        bindText(handle, 10, draft.category)
+        bindText(handle, 11, draft.website)
+        bindText(handle, 12, draft.source)
+        bindText(handle, 13, draft.externalId)
         sqlite3_bind_double(handle, 2, draft.lat)
         sqlite3_bind_double(handle, 3, draft.lng)
         sqlite3_bind_int64(handle, 14, time.milliseconds)
@@ -65,6 +64,24 @@ final class PlaceWriter {
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
             throw db.rawError(code, sql: statement.sql)
+        }
+    }
+
+    /// Binds text from the string's own UTF-8 storage: passing a `String` as a C string copies
+    /// small strings into a new array first, once per field and row.
+    private func bindText(_ handle: SQLiteStatement, _ index: Int32, _ text: String?) {
+        guard var text else {
+            sqlite3_bind_null(handle, index)
+            return
+        }
+        text.withUTF8 { bytes in
+            guard let start = bytes.baseAddress else {
+                _ = sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
+                return
+            }
+            _ = start.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
+            }
         }
     }
 

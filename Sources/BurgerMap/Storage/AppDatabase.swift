@@ -17,6 +17,7 @@ public final class AppDatabase: Sendable {
 
     /// Opens (creating and migrating if needed) the database at `path`.
     public init(path: String) throws {
+        _ = Self.sqliteConfigured
         self.path = path
         var configuration = Configuration()
         configuration.busyMode = .timeout(30)
@@ -33,6 +34,9 @@ public final class AppDatabase: Sendable {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
         try self.init(path: dataDirectory.appendingPathComponent("burgermap.sqlite").path)
     }
+
+    /// Process-wide SQLite settings, applied once before the first connection opens.
+    private static let sqliteConfigured: Bool = bm_disable_memory_statistics() == SQLITE_OK
 
     /// Loads SpatiaLite and registers the R*Tree search function on one connection.
     static func prepareConnection(_ db: Database) throws {

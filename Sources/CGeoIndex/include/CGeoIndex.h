@@ -34,4 +34,10 @@ int bm_register_nearest(struct sqlite3 *db);
 /// copies the message into `message` (at most `message_size` bytes, NUL-terminated).
 int bm_load_extension(struct sqlite3 *db, const char *file, char *message, size_t message_size);
 
+/// Turns off SQLite's memory statistics, which take a global mutex on every allocation. Only
+/// works before SQLite initializes (before the first connection opens); returns an SQLite result
+/// code (`SQLITE_MISUSE` when too late, which is harmless). `sqlite3_config` is variadic, which
+/// Swift cannot call.
+int bm_disable_memory_statistics(void);
+
 #endif
