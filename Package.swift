@@ -19,6 +19,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", exact: "4.5.2"),
         .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams.git", exact: "6.2.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
     ],
     targets: [
         // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
@@ -40,6 +43,10 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -66,6 +73,8 @@ let package = Package(
                 "BurgerMap",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

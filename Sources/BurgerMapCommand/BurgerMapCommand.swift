@@ -26,11 +26,21 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
+    @Option(help: "Lifetime of access tokens, in seconds.") var accessTokenTtl = 300
+    @Option(help: "Lifetime of refresh tokens, in seconds.") var refreshTokenTtl = 30 * 24 * 3600
     @OptionGroup var data: DataOptions
 
+    func validate() throws {
+        guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
+            throw ValidationError("token lifetimes must be positive numbers of seconds")
+        }
+    }
+
     func run() async throws {
-        let app = try await buildApplication(
-            ServiceConfiguration(host: host, port: port, dataDirectory: data.dataDirectory))
+        var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: data.dataDirectory)
+        configuration.accessTokenLifetime = .seconds(accessTokenTtl)
+        configuration.refreshTokenLifetime = .seconds(refreshTokenTtl)
+        let app = try await buildApplication(configuration)
         try await app.runService()
     }
 }

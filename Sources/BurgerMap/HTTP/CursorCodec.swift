@@ -31,7 +31,7 @@ public struct CursorCodec: Sendable {
             Self.constantTimeEqual(mac, signature(payload, scope: scope)),
             let position = Position(cursorText: String(decoding: payload, as: UTF8.self))
         else {
-            throw Problem(.invalidCursor, "The cursor was not issued for this list.")
+            throw Problem(.invalidCursor, .cursorNotIssued)
         }
         return position
     }

@@ -103,3 +103,12 @@ struct JSONWriter {
 protocol JSONWritable {
     func write(to writer: inout JSONWriter)
 }
+
+extension JSONWritable {
+    /// The value as a JSON response.
+    func response(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer)
+        return writer.response(status: status, headers: headers)
+    }
+}

@@ -36,56 +36,48 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
         case .internal: .internalServerError
         }
     }
-
-    /// The short human title of the code.
-    public var title: String {
-        switch self {
-        case .validationFailed: "Validation failed"
-        case .invalidJSON: "Invalid JSON"
-        case .invalidCursor: "Invalid cursor"
-        case .invalidImage: "Invalid image"
-        case .unauthorized: "Authentication required"
-        case .tokenExpired: "Access token expired"
-        case .invalidCredentials: "Invalid email or password"
-        case .refreshTokenInvalid: "Refresh token invalid"
-        case .forbidden: "Forbidden"
-        case .notFound: "Not found"
-        case .methodNotAllowed: "Method not allowed"
-        case .conflict: "Conflict"
-        case .payloadTooLarge: "Payload too large"
-        case .unsupportedMediaType: "Unsupported media type"
-        case .rateLimited: "Too many requests"
-        case .internal: "Internal server error"
-        }
-    }
 }
 
 /// One invalid input field of a `validation_failed` problem.
-public struct FieldError: Codable, Sendable, Equatable {
+public struct FieldError: Sendable, Equatable {
+    /// The field's name as the client sent it (`snake_case`, dotted for nested fields).
     public var field: String
+    /// A stable machine-readable reason, for example `required` or `out_of_range`.
     public var code: String
-    public var message: String
+    public var message: Message
 
-    public init(field: String, code: String, message: String) {
+    public init(field: String, code: String, message: Message) {
         self.field = field
         self.code = code
         self.message = message
     }
+
+    /// A field error whose message names the field, for example "lat is required".
+    public init(field: String, code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
+        self.init(field: field, code: code, message: Message(key, arguments.merging(["field": field]) { $1 }))
+    }
 }
 
-/// An RFC 9457 problem document: every error the service answers is one of these.
+/// An RFC 9457 problem document: every error the service answers is one of these. The title
+/// comes from the code and the detail from a `Message`, both in the request's language.
 public struct Problem: HTTPResponseError, Sendable {
     public var code: ProblemCode
-    public var detail: String
+    public var message: Message
     public var errors: [FieldError]
     /// Extra response headers (for example `Retry-After`).
     public var headers: HTTPFields
 
-    public init(_ code: ProblemCode, _ detail: String, errors: [FieldError] = [], headers: HTTPFields = [:]) {
+    public init(_ code: ProblemCode, _ message: Message, errors: [FieldError] = [], headers: HTTPFields = [:]) {
         self.code = code
-        self.detail = detail
+        self.message = message
         self.errors = errors
         self.headers = headers
+    }
+
+    public init(
+        _ code: ProblemCode, _ key: MessageKey, _ arguments: [String: String] = [:], headers: HTTPFields = [:]
+    ) {
+        self.init(code, Message(key, arguments), headers: headers)
     }
 
     public var status: HTTPResponse.Status { code.status }
@@ -94,35 +86,55 @@ public struct Problem: HTTPResponseError, Sendable {
     public static func validation(_ errors: [FieldError]) -> Problem {
         Problem(
             .validationFailed,
-            errors.count == 1 ? errors[0].message : "\(errors.count) fields are invalid.",
+            errors.count == 1 ? errors[0].message : Message(.fieldsInvalid, ["count": "\(errors.count)"]),
             errors: errors)
     }
 
+    /// A `validation_failed` problem for one field.
+    public static func invalid(
+        _ field: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]
+    ) -> Problem {
+        validation([FieldError(field: field, code: code, key, arguments)])
+    }
+
     /// A `not_found` problem for a missing object.
-    public static func notFound(_ kind: String, id: Int64) -> Problem {
-        Problem(.notFound, "No \(kind) has id \(id).")
+    public static func notFound(_ key: MessageKey, id: some CustomStringConvertible) -> Problem {
+        Problem(.notFound, key, ["id": String("\(id)".prefix(40))])
     }
 
     /// The JSON body of the problem document.
     struct Body: Encodable {
+        struct Field: Encodable {
+            var field: String
+            var code: String
+            var message: String
+        }
         var type = "about:blank"
         var title: String
         var status: Int
         var code: ProblemCode
         var detail: String
-        var errors: [FieldError]?
+        var errors: [Field]?
     }
 
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    /// The body and headers in `language`.
+    func response(in language: Language) throws -> Response {
+        let fields = errors.map { Body.Field(field: $0.field, code: $0.code, message: $0.message.text(in: language)) }
         let body = Body(
-            title: code.title, status: Int(status.code), code: code, detail: detail,
-            errors: errors.isEmpty ? nil : errors)
+            title: ProblemCatalog.title(code, language), status: Int(status.code), code: code,
+            detail: message.text(in: language), errors: fields.isEmpty ? nil : fields)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
+        headers[.contentLanguage] = language.rawValue
+        headers[.vary] = "Accept-Language"
         return Response(
             status: status, headers: headers,
             body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
+    }
+
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        try response(in: Language.of(request))
     }
 }

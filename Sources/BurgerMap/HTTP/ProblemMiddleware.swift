@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Turns every error a handler throws into a problem document, and stamps each response with
 /// the request id that the logs carry, so a client's report can be matched to a log line.
@@ -27,23 +28,25 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             return problem
         case let error as HTTPError:
             switch error.status {
-            case .notFound: return Problem(.notFound, "No such route.")
-            case .contentTooLarge: return Problem(.payloadTooLarge, "The request body is too large.")
-            case .methodNotAllowed: return Problem(.methodNotAllowed, "The method is not allowed on this route.")
+            case .notFound: return Problem(.notFound, .noSuchRoute)
+            case .contentTooLarge: return Problem(.payloadTooLarge, .bodyTooLarge)
+            case .methodNotAllowed: return Problem(.methodNotAllowed, .methodNotAllowed)
             case .unsupportedMediaType:
-                return Problem(.unsupportedMediaType, "The request's media type is not supported.")
-            case .badRequest: return Problem(.validationFailed, "The request is malformed.")
+                return Problem(.unsupportedMediaType, .mediaTypeNotSupported, ["expected": "application/json"])
+            case .badRequest: return Problem(.validationFailed, .requestMalformed)
             default:
                 if error.status.code < 500 {
-                    return Problem(.validationFailed, "The request cannot be served (\(error.status.code)).")
+                    return Problem(.validationFailed, .requestNotServed, ["status": "\(error.status.code)"])
                 }
             }
+        case is NIOTooManyBytesError:
+            return Problem(.payloadTooLarge, .bodyTooLarge)
         case is DecodingError:
-            return Problem(.invalidJSON, "The body is not valid JSON of the expected shape.")
+            return Problem(.invalidJSON, .invalidJSON)
         default:
             break
         }
         context.logger.error("unhandled error", metadata: ["error": "\(String(reflecting: error))"])
-        return Problem(.internal, "Something went wrong on our side.")
+        return Problem(.internal, .internalError)
     }
 }

@@ -17,25 +17,25 @@ struct QueryReader {
     /// The raw text of a parameter, if present.
     func text(_ name: String) -> String? { parameters[name] }
 
-    private mutating func fail(_ name: String, _ code: String, _ message: String) {
-        errors.append(FieldError(field: name, code: code, message: message))
+    private mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
+        errors.append(FieldError(field: name, code: code, key, arguments))
     }
 
     /// A finite number within `range`; `fallback` when absent (a missing required one is an error).
     mutating func double(_ name: String, in range: ClosedRange<Double>, default fallback: Double? = nil) -> Double {
         guard let text = parameters[name], !text.isEmpty else {
             if let fallback { return fallback }
-            fail(name, "required", "\(name) is required")
+            fail(name, "required", .fieldRequired)
             return range.lowerBound
         }
         guard let value = Double(text), value.isFinite else {
-            fail(name, "not_a_number", "\(name) must be a number")
+            fail(name, "not_a_number", .fieldNotNumber)
             return range.lowerBound
         }
         guard range.contains(value) else {
             fail(
-                name, "out_of_range",
-                "\(name) must be \(Self.format(range.lowerBound)) to \(Self.format(range.upperBound))")
+                name, "out_of_range", .fieldOutOfRange,
+                ["min": Self.format(range.lowerBound), "max": Self.format(range.upperBound)])
             return range.lowerBound
         }
         return value
@@ -51,11 +51,11 @@ struct QueryReader {
     mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) -> Int {
         guard let text = parameters[name], !text.isEmpty else { return fallback }
         guard let value = Int(text) else {
-            fail(name, "not_an_integer", "\(name) must be a whole number")
+            fail(name, "not_an_integer", .fieldNotInteger)
             return fallback
         }
         guard range.contains(value) else {
-            fail(name, "out_of_range", "\(name) must be \(range.lowerBound) to \(range.upperBound)")
+            fail(name, "out_of_range", .fieldOutOfRange, ["min": "\(range.lowerBound)", "max": "\(range.upperBound)"])
             return fallback
         }
         return value
@@ -68,7 +68,7 @@ struct QueryReader {
         case "true", "1": return true
         case "false", "0": return false
         default:
-            fail(name, "not_a_boolean", "\(name) must be true or false")
+            fail(name, "not_a_boolean", .fieldNotBoolean)
             return false
         }
     }

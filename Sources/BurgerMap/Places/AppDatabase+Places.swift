@@ -148,4 +148,29 @@ extension AppDatabase: PlaceStore {
             return try Self.places(db, ids: [id])[id]!
         }
     }
+
+    public func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool) {
+        try await measured("create_place") {
+            try await pool.write { db in
+                let writer = PlaceWriter(db)
+                let newID: Int64?
+                if draft.source != nil, draft.externalId != nil {
+                    newID = try writer.insertIfNew(draft, at: .now())
+                } else {
+                    newID = try writer.insert(draft, at: .now())
+                }
+                guard let newID else {
+                    let existing = try Int64.fetchOne(
+                        db, sql: "SELECT id FROM places WHERE source = ? AND external_id = ?",
+                        arguments: [draft.source, draft.externalId])
+                    guard let existing, let place = try Self.places(db, ids: [existing])[existing] else {
+                        throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "place vanished during insert")
+                    }
+                    return (place, false)
+                }
+                try db.execute(sql: "UPDATE places SET created_by = ? WHERE id = ?", arguments: [userID, newID])
+                return (try Self.places(db, ids: [newID])[newID]!, true)
+            }
+        }
+    }
 }

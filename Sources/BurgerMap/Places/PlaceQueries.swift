@@ -90,4 +90,7 @@ public protocol PlaceStore: Sendable {
     func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult
     /// One place, or `nil`.
     func place(id: Int64) async throws -> Place?
+    /// Stores a place that `userID` adds, unless one with the same (`source`, `external_id`)
+    /// exists; answers the stored place and whether it is new.
+    func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool)
 }

@@ -4,6 +4,7 @@ import Hummingbird
 struct PlacesController {
     let store: any PlaceStore
     let cursors: CursorCodec
+    let authentication: AccessTokenMiddleware
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -12,7 +13,62 @@ struct PlacesController {
         routes.get(use: viewport)
         routes.get(":id", use: show)
         routes.get(":id/reviews", use: reviews)
+        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+            .post(use: create)
         return routes
+    }
+
+    struct CreateBody: Decodable {
+        var name: String?
+        var lat: Double?
+        var lng: Double?
+        var address: String?
+        var phone: String?
+        var category: String?
+        var source: String?
+        var externalId: String?
+    }
+
+    /// `POST /v1/places`: adds a place for the signed-in user (`201`), or answers the stored one
+    /// (`200`) when `source` and `external_id` name a place that exists.
+    @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: CreateBody.self)
+        var validator = BodyValidator()
+        let name = validator.required(body.name, "name")
+        let lat = validator.required(body.lat, "lat")
+        let lng = validator.required(body.lng, "lng")
+        validator.check { errors in
+            if let name { TextRules.checkText(name, field: "name", 1...300, into: &errors) }
+            if let lat, !(-90...90).contains(lat) {
+                errors.append(
+                    FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))
+            }
+            if let lng, !(-180...180).contains(lng) {
+                errors.append(
+                    FieldError(field: "lng", code: "out_of_range", .fieldOutOfRange, ["min": "-180", "max": "180"]))
+            }
+            let optional: [(String, String?, Int)] = [
+                ("address", body.address, 500), ("phone", body.phone, 50), ("category", body.category, 100),
+                ("source", body.source, 100), ("external_id", body.externalId, 200),
+            ]
+            for (field, value, limit) in optional {
+                if let value { TextRules.checkText(value, field: field, 0...limit, into: &errors) }
+            }
+        }
+        try validator.validate()
+        guard let name, let lat, let lng else { throw Problem.validation([]) }
+        func cleaned(_ text: String?) -> String? {
+            text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        }
+        let draft = PlaceDraft(
+            name: name.trimmingCharacters(in: .whitespacesAndNewlines), lat: lat, lng: lng,
+            address: cleaned(body.address), phone: cleaned(body.phone), category: cleaned(body.category),
+            source: cleaned(body.source), externalId: cleaned(body.externalId))
+        if draft.name.isEmpty {
+            throw Problem.invalid("name", "too_short", .fieldLength, ["min": "1", "max": "300"])
+        }
+        let (place, created) = try await store.createPlace(draft, by: context.user.id)
+        return place.response(status: created ? .created : .ok)
     }
 
     /// `GET /v1/places/nearby`: places within a radius, nearest first, keyset-paged.
@@ -64,47 +120,45 @@ struct PlacesController {
 
     /// Parses `west,south,east,north`; `west > east` crosses the antimeridian.
     static func boundingBox(_ text: String?) throws -> [Double] {
-        func invalid(_ code: String, _ message: String) -> Problem {
-            .validation([FieldError(field: "bbox", code: code, message: message)])
+        func invalid(_ code: String, _ key: MessageKey) -> Problem {
+            .invalid("bbox", code, key)
         }
         guard let text, !text.isEmpty else {
-            throw invalid("required", "bbox is required as west,south,east,north")
+            throw invalid("required", .bboxRequired)
         }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         let numbers = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter(\.isFinite)
         guard parts.count == 4, numbers.count == 4 else {
-            throw invalid("malformed", "bbox must be four numbers: west,south,east,north")
+            throw invalid("malformed", .bboxMalformed)
         }
         let (west, south, east, north) = (numbers[0], numbers[1], numbers[2], numbers[3])
         guard (-180...180).contains(west), (-180...180).contains(east) else {
-            throw invalid("out_of_range", "bbox longitudes must be -180 to 180")
+            throw invalid("out_of_range", .bboxLongitudes)
         }
         guard (-90...90).contains(south), (-90...90).contains(north) else {
-            throw invalid("out_of_range", "bbox latitudes must be -90 to 90")
+            throw invalid("out_of_range", .bboxLatitudes)
         }
         guard south <= north else {
-            throw invalid("out_of_range", "bbox south must not be greater than north")
+            throw invalid("out_of_range", .bboxSouthAboveNorth)
         }
         return numbers
     }
 
     /// `GET /v1/places/{id}`.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try context.parameters.resourceID(kind: "place")
-        guard let place = try await store.place(id: id) else { throw Problem.notFound("place", id: id) }
-        var writer = JSONWriter(capacity: 512)
-        place.write(to: &writer)
-        return writer.response()
+        let id = try context.parameters.resourceID(.placeNotFound)
+        guard let place = try await store.place(id: id) else { throw Problem.notFound(.placeNotFound, id: id) }
+        return place.response()
     }
 
     /// `GET /v1/places/{id}/reviews`: newest first. Reviews arrive with a later issue; until then
     /// every existing place answers an empty page.
     @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try context.parameters.resourceID(kind: "place")
+        let id = try context.parameters.resourceID(.placeNotFound)
         var reader = QueryReader(request)
         _ = reader.int("limit", in: 1...100, default: 20)
         try reader.validate()
-        guard try await store.place(id: id) != nil else { throw Problem.notFound("place", id: id) }
+        guard try await store.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
         if let cursor = reader.text("cursor") {
             _ = try cursors.decode(Timestamp.self, from: cursor, scope: "place-reviews|\(id)")
         }
@@ -114,10 +168,10 @@ struct PlacesController {
 
 extension Parameters {
     /// The `:id` path parameter as a positive id; anything else names no resource (`404`).
-    func resourceID(kind: String, named name: String = "id") throws -> Int64 {
+    func resourceID(_ missing: MessageKey, named name: String = "id") throws -> Int64 {
         let text = get(name) ?? ""
         guard let id = Int64(text), id > 0 else {
-            throw Problem(.notFound, "No \(kind) has id \(text.prefix(40)).")
+            throw Problem.notFound(missing, id: text)
         }
         return id
     }

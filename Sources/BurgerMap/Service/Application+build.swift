@@ -10,6 +10,10 @@ public struct ServiceConfiguration: Sendable {
     public var port: Int
     public var dataDirectory: URL
     public var logLevel: Logger.Level
+    /// How long access tokens live (`--access-token-ttl`, 5 minutes by default).
+    public var accessTokenLifetime: Duration = .seconds(300)
+    /// How long refresh tokens live (`--refresh-token-ttl`, 30 days by default).
+    public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -23,10 +27,12 @@ public struct ServiceConfiguration: Sendable {
 public struct ServiceDependencies: Sendable {
     public var database: AppDatabase
     public var secret: ServiceSecret
+    public var accounts: AccountServices
 
-    public init(database: AppDatabase, secret: ServiceSecret) {
+    public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices) {
         self.database = database
         self.secret = secret
+        self.accounts = accounts
     }
 }
 
@@ -45,9 +51,16 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
+    let database = dependencies.database
     let cursors = CursorCodec(secret: dependencies.secret)
-    router.addRoutes(ServiceController(database: dependencies.database, metrics: ServiceMetrics.registry).endpoints)
-    router.addRoutes(PlacesController(store: dependencies.database, cursors: cursors).endpoints, atPath: "/v1/places")
+    let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, database: database)
+    router.addRoutes(ServiceController(database: database, metrics: ServiceMetrics.registry).endpoints)
+    router.addRoutes(
+        PlacesController(store: database, cursors: cursors, authentication: authentication).endpoints,
+        atPath: "/v1/places")
+    router.addRoutes(AuthController(database: database, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
+    router.addRoutes(
+        UsersController(database: database, authentication: authentication).endpoints, atPath: "/v1/users")
     return router
 }
 
@@ -59,7 +72,11 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
     let secret = try ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
     _ = ServiceMetrics.registry
-    let router = buildRouter(ServiceDependencies(database: database, secret: secret))
+    let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
+    let accounts = AccountServices(
+        accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
+        refreshLifetime: configuration.refreshTokenLifetime)
+    let router = buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts))
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "BurgerMap"),

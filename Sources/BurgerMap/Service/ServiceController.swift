@@ -23,7 +23,7 @@ struct ServiceController {
     /// `GET /health`: `200 {"status": "ok"}` while the database answers.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
         guard await database.isReachable() else {
-            throw Problem(.internal, "The database does not answer.")
+            throw Problem(.internal, .databaseUnavailable)
         }
         return Health(status: "ok")
     }

@@ -36,6 +36,40 @@ extension AppDatabase {
             try checkSpatiaLite(db, "SELECT AddGeometryColumn('places', 'geom', 4326, 'POINT', 'XY', 1)")
             try checkSpatiaLite(db, "SELECT CreateSpatialIndex('places', 'geom')")
         }
+        migrator.registerMigration("v2-accounts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE users (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        email TEXT NOT NULL CHECK (length(email) BETWEEN 3 AND 254),
+                        email_key TEXT NOT NULL UNIQUE,
+                        password_hash TEXT NOT NULL,
+                        nickname TEXT NOT NULL CHECK (length(nickname) BETWEEN 2 AND 200),
+                        nickname_key TEXT NOT NULL UNIQUE,
+                        bio TEXT CHECK (bio IS NULL OR length(bio) <= 500),
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    -- One login: the chain of refresh tokens that rotation hands out from it.
+                    CREATE TABLE login_sessions (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        revoked_at INTEGER
+                    );
+                    CREATE INDEX login_sessions_by_user ON login_sessions(user_id);
+                    CREATE TABLE refresh_tokens (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        session_id INTEGER NOT NULL REFERENCES login_sessions(id) ON DELETE CASCADE,
+                        token_hash BLOB NOT NULL UNIQUE CHECK (length(token_hash) = 32),
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        used_at INTEGER
+                    );
+                    CREATE INDEX refresh_tokens_by_session ON refresh_tokens(session_id);
+                    ALTER TABLE places ADD COLUMN created_by INTEGER REFERENCES users(id) ON DELETE SET NULL;
+                    """)
+        }
         return migrator
     }
 

@@ -55,7 +55,7 @@ struct ServiceRoutesTests {
     func openAPIMatchesRouter() async throws {
         let environment = try TestEnvironment()
         let routes = Set(
-            environment.router.routes.map { route in
+            await environment.makeRouter().routes.map { route in
                 let path = route.path.description.split(separator: "/").map { part in
                     part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
                 }.joined(separator: "/")

@@ -9,6 +9,10 @@ final class TestEnvironment: @unchecked Sendable {
     let folder: URL
     let database: AppDatabase
     let secret = ServiceSecret.random()
+    /// Access-token lifetime for the routers this environment builds.
+    var accessTokenLifetime: Duration = .seconds(300)
+    /// Login throttling for the routers this environment builds.
+    var throttlePolicy = LoginThrottle.Policy()
 
     init() throws {
         folder = FileManager.default.temporaryDirectory
@@ -20,14 +24,18 @@ final class TestEnvironment: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The service's real router on this database.
-    var router: Router<AppRequestContext> {
-        buildRouter(ServiceDependencies(database: database, secret: secret))
+    /// The service's real router on this database, with real token signing and bcrypt.
+    func makeRouter() async -> Router<AppRequestContext> {
+        let accounts = AccountServices(
+            accessTokens: await AccessTokens(
+                key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
+            throttle: LoginThrottle(policy: throttlePolicy))
+        return buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts))
     }
 
     /// Runs `body` against the router in process (no sockets).
     func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: router)
+        let app = Application(router: await makeRouter())
         try await app.test(.router, body)
     }
 

@@ -1,0 +1,45 @@
+import Hummingbird
+
+/// Reads `Authorization: Bearer <access token>` and puts the user it names into the context.
+///
+/// No header: the request goes on anonymously (the route decides whether that is enough).
+/// A header that is not a Bearer token, a token that is forged, malformed, signed with another
+/// key or for a user who no longer exists: `401 unauthorized`. An expired token: `401
+/// token_expired` with `WWW-Authenticate: Bearer error="invalid_token"`, so that the client
+/// refreshes instead of sending its user to the login screen. A bad token is refused even on
+/// routes where signing in is optional: the client asked to be someone, and should learn that
+/// it is not.
+struct AccessTokenMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    let tokens: AccessTokens
+    let database: AppDatabase
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        guard let authorization = request.headers[.authorization] else {
+            return try await next(request, context)
+        }
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+            throw Problem(.unauthorized, .authorizationNotBearer, headers: [.wwwAuthenticate: "Bearer"])
+        }
+        let invalid = Problem(
+            .unauthorized, .accessTokenInvalid, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
+        switch await tokens.verify(parts[1].trimmingCharacters(in: .whitespaces)) {
+        case .failure(.expired):
+            throw Problem(
+                .tokenExpired, .accessTokenExpired,
+                headers: [
+                    .wwwAuthenticate: "Bearer error=\"invalid_token\", error_description=\"The access token expired\""
+                ])
+        case .failure(.invalid):
+            throw invalid
+        case .success(let userID):
+            guard let user = try await database.user(id: userID) else { throw invalid }
+            var context = context
+            context.identity = user
+            return try await next(request, context)
+        }
+    }
+}

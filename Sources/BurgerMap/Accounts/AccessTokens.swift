@@ -1,0 +1,109 @@
+import Crypto
+import Foundation
+import JWTKit
+
+/// The claims of an access token: who (`sub`, the user id), when issued (`iat`) and until when
+/// (`exp`). Verification here checks only the signature; `AccessTokens.verify` checks the expiry
+/// itself so that an expired token can be told apart from a forged one.
+struct AccessTokenClaims: JWTPayload {
+    var sub: SubjectClaim
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+/// Why an access token was refused.
+enum AccessTokenFailure: Error, Equatable {
+    /// Well signed but past its expiry: the client should refresh.
+    case expired
+    /// Not a token this service signed (or signed with another key, or `alg: none`), or malformed.
+    case invalid
+}
+
+/// Signs and verifies access tokens: HS256 JWTs with a short life.
+public struct AccessTokens: Sendable {
+    private let keys: JWTKeyCollection
+    /// How long a new token lives.
+    public let lifetime: Duration
+
+    /// Tokens signed with `key`.
+    public init(key: SymmetricKey, lifetime: Duration) async {
+        keys = JWTKeyCollection()
+        await keys.add(hmac: HMACKey(key: key), digestAlgorithm: .sha256)
+        self.lifetime = lifetime
+    }
+
+    /// The signing key: `BURGERMAP_JWT_SECRET` when it is set (at least 32 bytes, so that it cannot
+    /// be guessed), else one derived from the data folder's secret, which survives restarts.
+    public static func signingKey(environment: [String: String], secret: ServiceSecret) throws -> SymmetricKey {
+        if let configured = environment["BURGERMAP_JWT_SECRET"] {
+            guard configured.utf8.count >= 32 else { throw ConfigurationError.jwtSecretTooShort }
+            return SymmetricKey(data: Data(configured.utf8))
+        }
+        return secret.derivedKey(purpose: "access-token-hs256")
+    }
+
+    /// A new token for `userID`.
+    func issue(for userID: Int64, at time: Date = Date()) async throws -> String {
+        // Whole seconds, as JWT numeric dates usually are.
+        let time = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
+        let claims = AccessTokenClaims(
+            sub: SubjectClaim(value: String(userID)), iat: IssuedAtClaim(value: time),
+            exp: ExpirationClaim(value: time.addingTimeInterval(lifetime.seconds)))
+        return try await keys.sign(claims)
+    }
+
+    /// The user id a token was issued for, if it is genuine and still valid.
+    func verify(_ token: String, at time: Date = Date()) async -> Result<Int64, AccessTokenFailure> {
+        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
+            let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
+            let userID = Int64(claims.sub.value), userID > 0
+        else {
+            return .failure(.invalid)
+        }
+        return claims.exp.value > time ? .success(userID) : .failure(.expired)
+    }
+}
+
+extension AccessTokens {
+    /// The `alg` a token's header claims. Only HS256 is accepted: a header that names another
+    /// algorithm (`none` above all) is refused before any signature check.
+    static func algorithm(of token: String) -> String? {
+        struct Header: Decodable { var alg: String }
+        guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).first,
+            let data = CursorCodec.data(base64URL: encoded)
+        else { return nil }
+        return try? JSONDecoder().decode(Header.self, from: data).alg
+    }
+}
+
+/// A setting the service cannot start with.
+public enum ConfigurationError: Error, CustomStringConvertible {
+    case jwtSecretTooShort
+
+    public var description: String {
+        switch self {
+        case .jwtSecretTooShort: "BURGERMAP_JWT_SECRET must be at least 32 bytes long"
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, fractions included.
+    var seconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) / 1e18
+    }
+}
+
+/// Refresh tokens: 256 random bits, handed to the client once and stored only as a SHA-256
+/// hash, so a copy of the database cannot be used to log in.
+enum RefreshTokens {
+    static func generate() -> String {
+        CursorCodec.base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+    }
+
+    static func hash(_ token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(token.utf8)))
+    }
+}

@@ -1,0 +1,43 @@
+/// The rules of the contract for account fields, each check adding a field error.
+enum AccountRules {
+    /// The form in which emails and nicknames are compared and kept unique: case-folded.
+    static func key(_ text: String) -> String {
+        text.lowercased()
+    }
+
+    /// An email address: one `@`, a non-empty local part of at most 64 bytes, a domain with a
+    /// dot and no empty label, no spaces or control characters, at most 254 bytes in all.
+    /// (Deliverability is for a confirmation mail to prove, not for a pattern.)
+    static func checkEmail(_ email: String, into errors: inout [FieldError]) {
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        let valid =
+            email.utf8.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[0].utf8.count <= 64
+            && parts[1].split(separator: ".", omittingEmptySubsequences: false).count >= 2
+            && !parts[1].split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            && !email.unicodeScalars.contains {
+                $0.properties.isWhitespace || $0.properties.generalCategory == .control
+            }
+        if !valid { errors.append(FieldError(field: "email", code: "invalid", .emailInvalid)) }
+    }
+
+    /// A password: 8 to 128 characters, anything else allowed.
+    static func checkPassword(_ password: String, into errors: inout [FieldError]) {
+        TextRules.checkLength(password, field: "password", 8...128, into: &errors)
+    }
+
+    /// A nickname: 2 to 30 characters, no white space at either end, no control characters.
+    static func checkNickname(_ nickname: String, into errors: inout [FieldError]) {
+        if let first = nickname.unicodeScalars.first, let last = nickname.unicodeScalars.last,
+            first.properties.isWhitespace || last.properties.isWhitespace
+        {
+            errors.append(FieldError(field: "nickname", code: "surrounding_space", .nicknameSpaces))
+            return
+        }
+        TextRules.checkText(nickname, field: "nickname", 2...30, into: &errors)
+    }
+
+    /// A bio: at most 500 characters; line breaks allowed, other control characters not.
+    static func checkBio(_ bio: String, into errors: inout [FieldError]) {
+        TextRules.checkText(bio, field: "bio", 0...500, allowingLineBreaks: true, into: &errors)
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import GRDB
+
+/// Which unique account field a write collided with.
+enum AccountConflict: Error, Equatable {
+    case email
+    case nickname
+}
+
+/// What presenting a refresh token did.
+enum RefreshOutcome: Equatable {
+    /// The token was good: it is now used, and a new one of the same login replaces it.
+    case rotated(userID: Int64)
+    /// Unknown, expired, revoked, or its login is gone.
+    case invalid
+    /// Already used: someone holds a copy, so the whole login was revoked.
+    case reused
+}
+
+extension AppDatabase {
+    private static let userColumns = "id, email, nickname, bio, created_at"
+
+    private static func user(_ row: Row) -> User {
+        User(
+            id: row["id"], email: row["email"], nickname: row["nickname"], bio: row["bio"], avatarUrl: nil,
+            createdAt: Timestamp(milliseconds: row["created_at"]))
+    }
+
+    /// Creates an account; the unique keys decide races between two registrations.
+    func createUser(
+        email: String, passwordHash: String, nickname: String, at time: Timestamp = .now()
+    ) async throws -> User {
+        try await measured("create_user") {
+            try await pool.write { db in
+                do {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO users (email, email_key, password_hash, nickname, nickname_key, created_at, updated_at)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [
+                            email, AccountRules.key(email), passwordHash, nickname, AccountRules.key(nickname),
+                            time.milliseconds, time.milliseconds,
+                        ])
+                } catch let error as DatabaseError {
+                    throw Self.accountConflict(error) ?? error
+                }
+                return User(
+                    id: db.lastInsertedRowID, email: email, nickname: nickname, bio: nil, avatarUrl: nil,
+                    createdAt: time)
+            }
+        }
+    }
+
+    /// Maps a unique-constraint failure on `users` to the field that collided.
+    private static func accountConflict(_ error: DatabaseError) -> AccountConflict? {
+        guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { return nil }
+        let message = error.message ?? ""
+        if message.contains("users.email_key") { return .email }
+        if message.contains("users.nickname_key") { return .nickname }
+        return nil
+    }
+
+    /// Whether an account uses this email or nickname (compared case-insensitively).
+    func accountExists(email: String? = nil, nickname: String? = nil) async throws -> AccountConflict? {
+        try await pool.read { db in
+            if let email,
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM users WHERE email_key = ?", arguments: [AccountRules.key(email)]) == true
+            {
+                return .email
+            }
+            if let nickname,
+                try Bool.fetchOne(
+                    db, sql: "SELECT 1 FROM users WHERE nickname_key = ?", arguments: [AccountRules.key(nickname)])
+                    == true
+            {
+                return .nickname
+            }
+            return nil
+        }
+    }
+
+    /// The account with this email and its password hash, for a login.
+    func credentials(email: String) async throws -> (user: User, passwordHash: String)? {
+        try await measured("credentials") {
+            try await pool.read { db in
+                try Row.fetchOne(
+                    db, sql: "SELECT \(Self.userColumns), password_hash FROM users WHERE email_key = ?",
+                    arguments: [AccountRules.key(email)]
+                ).map { (Self.user($0), $0["password_hash"]) }
+            }
+        }
+    }
+
+    /// One account, or `nil`.
+    public func user(id: Int64) async throws -> User? {
+        try await measured("user") {
+            try await pool.read { db in
+                try Row.fetchOne(db, sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?", arguments: [id])
+                    .map(Self.user)
+            }
+        }
+    }
+
+    /// A user's counts, and whether `viewer` follows them. Reviews and follows arrive with later
+    /// issues; until then every count is zero.
+    func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
+        ProfileStats()
+    }
+
+    /// Changes the nickname and/or bio (a `nil` leaves a field as it is; an empty bio clears it).
+    func updateProfile(id: Int64, nickname: String?, bio: String?, at time: Timestamp = .now()) async throws -> User? {
+        try await measured("update_profile") {
+            try await pool.write { db in
+                do {
+                    if let nickname {
+                        try db.execute(
+                            sql: "UPDATE users SET nickname = ?, nickname_key = ?, updated_at = ? WHERE id = ?",
+                            arguments: [nickname, AccountRules.key(nickname), time.milliseconds, id])
+                    }
+                    if let bio {
+                        try db.execute(
+                            sql: "UPDATE users SET bio = ?, updated_at = ? WHERE id = ?",
+                            arguments: [bio.isEmpty ? nil : bio, time.milliseconds, id])
+                    }
+                } catch let error as DatabaseError {
+                    throw Self.accountConflict(error) ?? error
+                }
+                return try Row.fetchOne(
+                    db, sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?", arguments: [id]
+                ).map(Self.user)
+            }
+        }
+    }
+
+    /// Starts a login with its first refresh token (stored as a hash only).
+    func startLogin(userID: Int64, tokenHash: [UInt8], expiresAt: Timestamp, at time: Timestamp = .now())
+        async throws
+    {
+        try await measured("start_login") {
+            try await pool.write { db in
+                try db.execute(
+                    sql: "INSERT INTO login_sessions (user_id, created_at) VALUES (?, ?)",
+                    arguments: [userID, time.milliseconds])
+                try db.execute(
+                    sql: """
+                        INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at)
+                        VALUES (?, ?, ?, ?)
+                        """,
+                    arguments: [db.lastInsertedRowID, Data(tokenHash), time.milliseconds, expiresAt.milliseconds])
+            }
+        }
+    }
+
+    /// Uses a refresh token once: a good one is marked used and replaced by `newHash` in the
+    /// same login; a used one revokes its whole login (someone else holds a copy). One write
+    /// transaction, so two refreshes with the same token cannot both succeed.
+    func rotateRefreshToken(
+        _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, at time: Timestamp = .now()
+    ) async throws -> RefreshOutcome {
+        try await measured("rotate_refresh_token") {
+            try await pool.write { db in
+                guard
+                    let row = try Row.fetchOne(
+                        db,
+                        sql: """
+                            SELECT t.id, t.session_id, t.expires_at, t.used_at, s.user_id, s.revoked_at
+                            FROM refresh_tokens AS t JOIN login_sessions AS s ON s.id = t.session_id
+                            WHERE t.token_hash = ?
+                            """, arguments: [Data(tokenHash)])
+                else { return .invalid }
+                let sessionID: Int64 = row["session_id"]
+                if (row["revoked_at"] as Int64?) != nil { return .invalid }
+                if (row["used_at"] as Int64?) != nil {
+                    try db.execute(
+                        sql: "UPDATE login_sessions SET revoked_at = ? WHERE id = ?",
+                        arguments: [time.milliseconds, sessionID])
+                    return .reused
+                }
+                if (row["expires_at"] as Int64) <= time.milliseconds { return .invalid }
+                try db.execute(
+                    sql: "UPDATE refresh_tokens SET used_at = ? WHERE id = ?",
+                    arguments: [time.milliseconds, row["id"] as Int64])
+                try db.execute(
+                    sql: """
+                        INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at)
+                        VALUES (?, ?, ?, ?)
+                        """,
+                    arguments: [sessionID, Data(newHash), time.milliseconds, expiresAt.milliseconds])
+                return .rotated(userID: row["user_id"])
+            }
+        }
+    }
+
+    /// Ends the login that a refresh token belongs to, if it is `userID`'s. Returns whether the
+    /// token was one of theirs (ending an already ended login counts).
+    func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp = .now()) async throws -> Bool {
+        try await measured("end_login") {
+            try await pool.write { db in
+                guard
+                    let sessionID = try Int64.fetchOne(
+                        db,
+                        sql: """
+                            SELECT s.id FROM refresh_tokens AS t JOIN login_sessions AS s ON s.id = t.session_id
+                            WHERE t.token_hash = ? AND s.user_id = ?
+                            """, arguments: [Data(tokenHash), userID])
+                else { return false }
+                try db.execute(
+                    sql: "UPDATE login_sessions SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
+                    arguments: [time.milliseconds, sessionID])
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Hummingbird
+
+/// The user routes under `/v1/users`: the caller's own account and public profiles.
+struct UsersController {
+    let database: AppDatabase
+    let authentication: AccessTokenMiddleware
+
+    /// The routes this controller serves.
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        let viewerAware = routes.group().add(middleware: authentication)
+        viewerAware.group("me", context: AuthenticatedContext.self)
+            .get(use: me)
+            .patch(use: updateMe)
+        viewerAware.get(":id", use: profile)
+        return routes
+    }
+
+    /// `GET /v1/users/me`: the caller's own profile with email (`Me`).
+    @Sendable func me(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        try await meView(context.user).response()
+    }
+
+    private func meView(_ user: User) async throws -> ProfileView {
+        ProfileView(
+            user: user, stats: try await database.profileStats(of: user.id, viewer: user.id), includesEmail: true)
+    }
+
+    struct UpdateBody: Decodable {
+        var nickname: String?
+        var bio: String?
+    }
+
+    /// `PATCH /v1/users/me`: changes the nickname and/or the bio; answers `Me`.
+    @Sendable func updateMe(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let body = try await request.decodeJSON(as: UpdateBody.self)
+        var validator = BodyValidator()
+        if let nickname = body.nickname { validator.check { AccountRules.checkNickname(nickname, into: &$0) } }
+        if let bio = body.bio { validator.check { AccountRules.checkBio(bio, into: &$0) } }
+        try validator.validate()
+        let updated: User?
+        do {
+            updated = try await database.updateProfile(id: context.user.id, nickname: body.nickname, bio: body.bio)
+        } catch let conflict as AccountConflict {
+            throw AuthController.problem(for: conflict)
+        }
+        guard let updated else { throw Problem(.unauthorized, .accessTokenInvalid) }
+        return try await meView(updated).response()
+    }
+
+    /// `GET /v1/users/{id}`: a public profile; `is_following` is the viewer's, when signed in.
+    @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.userNotFound)
+        guard let user = try await database.user(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
+        let stats = try await database.profileStats(of: id, viewer: context.identity?.id)
+        return ProfileView(user: user, stats: stats, includesEmail: false).response()
+    }
+}

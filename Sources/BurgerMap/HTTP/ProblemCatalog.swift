@@ -1,0 +1,235 @@
+/// A sentence for people (a problem's `detail` or a field error's `message`): a key into
+/// `ProblemCatalog` and the values to fill in, rendered in the language the client asks for.
+public struct Message: Sendable, Equatable {
+    public var key: MessageKey
+    public var arguments: [String: String]
+
+    public init(_ key: MessageKey, _ arguments: [String: String] = [:]) {
+        self.key = key
+        self.arguments = arguments
+    }
+
+    /// The sentence in `language`, with `{name}` placeholders filled in.
+    public func text(in language: Language) -> String {
+        var text = ProblemCatalog.template(key, language)
+        for (name, value) in arguments {
+            text = text.replacingOccurrences(of: "{\(name)}", with: value)
+        }
+        return text
+    }
+}
+
+/// Every sentence the service can say in a problem document.
+public enum MessageKey: String, Sendable, CaseIterable {
+    // Requests in general.
+    case noSuchRoute, methodNotAllowed, bodyTooLarge, mediaTypeNotSupported, requestMalformed
+    case requestNotServed, invalidJSON, fieldsInvalid, cursorNotIssued, databaseUnavailable, internalError
+    // Missing things.
+    case placeNotFound, userNotFound
+    // Accounts.
+    case authenticationRequired, authorizationNotBearer, accessTokenInvalid, accessTokenExpired
+    case invalidCredentials, refreshTokenInvalid, emailTaken, nicknameTaken, tooManyLoginAttempts
+    // Fields.
+    case fieldRequired, fieldNotNumber, fieldOutOfRange, fieldNotInteger, fieldNotBoolean, fieldWrongType
+    case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8
+    case emailInvalid, nicknameSpaces
+    case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
+}
+
+/// The one place where the service's words live, in English, Korean and Japanese: the title of
+/// every problem code and every detail and field message. A test checks that each code and key
+/// has all three languages and the same placeholders in each.
+public enum ProblemCatalog {
+    /// The title of a problem code.
+    public static func title(_ code: ProblemCode, _ language: Language) -> String {
+        titles[code]?[language] ?? titles[code]?[.english] ?? code.rawValue
+    }
+
+    /// The template of a message, falling back to English.
+    public static func template(_ key: MessageKey, _ language: Language) -> String {
+        messages[key]?[language] ?? messages[key]?[.english] ?? key.rawValue
+    }
+
+    public static let titles: [ProblemCode: [Language: String]] = [
+        .validationFailed: [.english: "Validation failed", .korean: "입력값이 올바르지 않습니다", .japanese: "入力内容に誤りがあります"],
+        .invalidJSON: [.english: "Invalid JSON", .korean: "잘못된 JSON", .japanese: "不正なJSON"],
+        .invalidCursor: [.english: "Invalid cursor", .korean: "잘못된 커서", .japanese: "不正なカーソル"],
+        .invalidImage: [.english: "Invalid image", .korean: "잘못된 이미지", .japanese: "不正な画像"],
+        .unauthorized: [.english: "Authentication required", .korean: "로그인이 필요합니다", .japanese: "認証が必要です"],
+        .tokenExpired: [
+            .english: "Access token expired", .korean: "액세스 토큰이 만료되었습니다", .japanese: "アクセストークンの有効期限が切れています",
+        ],
+        .invalidCredentials: [
+            .english: "Invalid email or password", .korean: "이메일 또는 비밀번호가 올바르지 않습니다",
+            .japanese: "メールアドレスまたはパスワードが正しくありません",
+        ],
+        .refreshTokenInvalid: [
+            .english: "Refresh token invalid", .korean: "리프레시 토큰이 유효하지 않습니다", .japanese: "リフレッシュトークンが無効です",
+        ],
+        .forbidden: [.english: "Forbidden", .korean: "권한이 없습니다", .japanese: "権限がありません"],
+        .notFound: [.english: "Not found", .korean: "찾을 수 없습니다", .japanese: "見つかりません"],
+        .methodNotAllowed: [
+            .english: "Method not allowed", .korean: "허용되지 않는 메서드입니다", .japanese: "許可されていないメソッドです",
+        ],
+        .conflict: [.english: "Conflict", .korean: "이미 사용 중입니다", .japanese: "すでに使用されています"],
+        .payloadTooLarge: [.english: "Payload too large", .korean: "요청이 너무 큽니다", .japanese: "リクエストが大きすぎます"],
+        .unsupportedMediaType: [
+            .english: "Unsupported media type", .korean: "지원하지 않는 형식입니다", .japanese: "サポートされていない形式です",
+        ],
+        .rateLimited: [.english: "Too many requests", .korean: "요청이 너무 많습니다", .japanese: "リクエストが多すぎます"],
+        .internal: [
+            .english: "Internal server error", .korean: "서버 내부 오류", .japanese: "サーバー内部エラー",
+        ],
+    ]
+
+    public static let messages: [MessageKey: [Language: String]] = [
+        .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],
+        .methodNotAllowed: [
+            .english: "The method is not allowed on this route.", .korean: "이 경로에서 허용되지 않는 메서드입니다.",
+            .japanese: "このパスではそのメソッドは使えません。",
+        ],
+        .bodyTooLarge: [
+            .english: "The request body is too large.", .korean: "요청 본문이 너무 큽니다.", .japanese: "リクエスト本文が大きすぎます。",
+        ],
+        .mediaTypeNotSupported: [
+            .english: "The request's media type is not supported; send {expected}.",
+            .korean: "요청의 미디어 형식을 지원하지 않습니다. {expected} 형식으로 보내 주세요.",
+            .japanese: "リクエストのメディア形式はサポートされていません。{expected} で送信してください。",
+        ],
+        .requestMalformed: [
+            .english: "The request is malformed.", .korean: "요청 형식이 잘못되었습니다.", .japanese: "リクエストの形式が正しくありません。",
+        ],
+        .requestNotServed: [
+            .english: "The request cannot be served ({status}).", .korean: "요청을 처리할 수 없습니다 ({status}).",
+            .japanese: "リクエストを処理できません ({status})。",
+        ],
+        .invalidJSON: [
+            .english: "The body is not valid UTF-8 JSON.", .korean: "본문이 올바른 UTF-8 JSON이 아닙니다.",
+            .japanese: "本文が正しいUTF-8のJSONではありません。",
+        ],
+        .fieldsInvalid: [
+            .english: "{count} fields are invalid.", .korean: "{count}개 항목이 올바르지 않습니다.",
+            .japanese: "{count}個の項目に誤りがあります。",
+        ],
+        .cursorNotIssued: [
+            .english: "The cursor was not issued for this list.", .korean: "이 목록에서 발급된 커서가 아닙니다.",
+            .japanese: "このリストで発行されたカーソルではありません。",
+        ],
+        .databaseUnavailable: [
+            .english: "The database does not answer.", .korean: "데이터베이스가 응답하지 않습니다.", .japanese: "データベースが応答しません。",
+        ],
+        .internalError: [
+            .english: "Something went wrong on our side.", .korean: "서버에서 문제가 발생했습니다.", .japanese: "サーバー側で問題が発生しました。",
+        ],
+        .placeNotFound: [
+            .english: "No place has id {id}.", .korean: "ID가 {id}인 장소가 없습니다.", .japanese: "ID {id} の場所はありません。",
+        ],
+        .userNotFound: [
+            .english: "No user has id {id}.", .korean: "ID가 {id}인 사용자가 없습니다.", .japanese: "ID {id} のユーザーはいません。",
+        ],
+        .authenticationRequired: [
+            .english: "Send an access token: Authorization: Bearer <token>.",
+            .korean: "액세스 토큰을 보내 주세요: Authorization: Bearer <token>.",
+            .japanese: "アクセストークンを送信してください: Authorization: Bearer <token>。",
+        ],
+        .authorizationNotBearer: [
+            .english: "The Authorization header must be a Bearer token.",
+            .korean: "Authorization 헤더는 Bearer 토큰이어야 합니다.",
+            .japanese: "Authorization ヘッダーは Bearer トークンでなければなりません。",
+        ],
+        .accessTokenInvalid: [
+            .english: "The access token is not valid; log in again.", .korean: "액세스 토큰이 유효하지 않습니다. 다시 로그인해 주세요.",
+            .japanese: "アクセストークンが無効です。もう一度ログインしてください。",
+        ],
+        .accessTokenExpired: [
+            .english: "The access token has expired; refresh it.", .korean: "액세스 토큰이 만료되었습니다. 토큰을 갱신해 주세요.",
+            .japanese: "アクセストークンの有効期限が切れました。更新してください。",
+        ],
+        .invalidCredentials: [
+            .english: "The email or the password is wrong.", .korean: "이메일 또는 비밀번호가 틀렸습니다.",
+            .japanese: "メールアドレスまたはパスワードが違います。",
+        ],
+        .refreshTokenInvalid: [
+            .english: "The refresh token is used, expired, revoked or unknown; log in again.",
+            .korean: "리프레시 토큰이 이미 사용되었거나 만료, 폐기되었거나 알 수 없는 토큰입니다. 다시 로그인해 주세요.",
+            .japanese: "リフレッシュトークンは使用済み、期限切れ、失効済み、または不明です。もう一度ログインしてください。",
+        ],
+        .emailTaken: [
+            .english: "An account with this email already exists.", .korean: "이 이메일로 가입한 계정이 이미 있습니다.",
+            .japanese: "このメールアドレスのアカウントはすでに存在します。",
+        ],
+        .nicknameTaken: [
+            .english: "This nickname is taken.", .korean: "이미 사용 중인 닉네임입니다.", .japanese: "このニックネームはすでに使われています。",
+        ],
+        .tooManyLoginAttempts: [
+            .english: "Too many failed logins; try again in {seconds} seconds.",
+            .korean: "로그인 실패가 너무 많습니다. {seconds}초 후에 다시 시도해 주세요.",
+            .japanese: "ログインの失敗が多すぎます。{seconds}秒後にもう一度お試しください。",
+        ],
+        .fieldRequired: [.english: "{field} is required", .korean: "{field}은(는) 필수입니다", .japanese: "{field} は必須です"],
+        .fieldNotNumber: [
+            .english: "{field} must be a number", .korean: "{field}은(는) 숫자여야 합니다", .japanese: "{field} は数値でなければなりません",
+        ],
+        .fieldOutOfRange: [
+            .english: "{field} must be {min} to {max}", .korean: "{field}은(는) {min}에서 {max} 사이여야 합니다",
+            .japanese: "{field} は {min} から {max} の範囲でなければなりません",
+        ],
+        .fieldNotInteger: [
+            .english: "{field} must be a whole number", .korean: "{field}은(는) 정수여야 합니다",
+            .japanese: "{field} は整数でなければなりません",
+        ],
+        .fieldNotBoolean: [
+            .english: "{field} must be true or false", .korean: "{field}은(는) true 또는 false여야 합니다",
+            .japanese: "{field} は true または false でなければなりません",
+        ],
+        .fieldWrongType: [
+            .english: "{field} must be {expected}", .korean: "{field}의 형식은 {expected}이어야 합니다",
+            .japanese: "{field} は {expected} でなければなりません",
+        ],
+        .fieldLength: [
+            .english: "{field} must be {min} to {max} characters", .korean: "{field}은(는) {min}~{max}자여야 합니다",
+            .japanese: "{field} は{min}〜{max}文字でなければなりません",
+        ],
+        .fieldTooLong: [
+            .english: "{field} must be at most {max} characters", .korean: "{field}은(는) 최대 {max}자입니다",
+            .japanese: "{field} は{max}文字以内でなければなりません",
+        ],
+        .fieldControlCharacters: [
+            .english: "{field} must not contain control characters", .korean: "{field}에 제어 문자를 넣을 수 없습니다",
+            .japanese: "{field} に制御文字は使えません",
+        ],
+        .fieldNotUTF8: [
+            .english: "{field} must be UTF-8 text", .korean: "{field}은(는) UTF-8 텍스트여야 합니다",
+            .japanese: "{field} はUTF-8のテキストでなければなりません",
+        ],
+        .emailInvalid: [
+            .english: "email must be a valid email address", .korean: "email은 올바른 이메일 주소여야 합니다",
+            .japanese: "email は有効なメールアドレスでなければなりません",
+        ],
+        .nicknameSpaces: [
+            .english: "nickname must not start or end with white space", .korean: "nickname은 공백으로 시작하거나 끝날 수 없습니다",
+            .japanese: "nickname の先頭と末尾に空白は使えません",
+        ],
+        .bboxRequired: [
+            .english: "bbox is required as west,south,east,north", .korean: "bbox는 west,south,east,north 형식으로 필수입니다",
+            .japanese: "bbox は west,south,east,north の形式で必須です",
+        ],
+        .bboxMalformed: [
+            .english: "bbox must be four numbers: west,south,east,north",
+            .korean: "bbox는 네 개의 숫자(west,south,east,north)여야 합니다",
+            .japanese: "bbox は4つの数値 (west,south,east,north) でなければなりません",
+        ],
+        .bboxLongitudes: [
+            .english: "bbox longitudes must be -180 to 180", .korean: "bbox의 경도는 -180에서 180 사이여야 합니다",
+            .japanese: "bbox の経度は -180 から 180 の範囲でなければなりません",
+        ],
+        .bboxLatitudes: [
+            .english: "bbox latitudes must be -90 to 90", .korean: "bbox의 위도는 -90에서 90 사이여야 합니다",
+            .japanese: "bbox の緯度は -90 から 90 の範囲でなければなりません",
+        ],
+        .bboxSouthAboveNorth: [
+            .english: "bbox south must not be greater than north", .korean: "bbox의 south는 north보다 클 수 없습니다",
+            .japanese: "bbox の south は north より大きくできません",
+        ],
+    ]
+}

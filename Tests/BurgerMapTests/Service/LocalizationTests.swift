@@ -1,0 +1,73 @@
+import BurgerMap
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@Suite("Localized problem documents")
+struct LocalizationTests {
+    /// The `{name}` placeholders of a template.
+    static func placeholders(_ template: String) -> Set<String> {
+        var names: Set<String> = []
+        var rest = Substring(template)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            names.insert(String(rest[rest.index(after: open)..<close]))
+            rest = rest[rest.index(after: close)...]
+        }
+        return names
+    }
+
+    @Test("every problem code and message has English, Korean and Japanese, with the same placeholders")
+    func catalogueIsComplete() {
+        for code in ProblemCode.allCases {
+            for language in Language.allCases {
+                let title = ProblemCatalog.titles[code]?[language]
+                #expect(title?.isEmpty == false, "title of \(code.rawValue) in \(language.rawValue)")
+            }
+        }
+        for key in MessageKey.allCases {
+            let english = ProblemCatalog.messages[key]?[.english] ?? ""
+            for language in Language.allCases {
+                let text = ProblemCatalog.messages[key]?[language]
+                #expect(text?.isEmpty == false, "\(key.rawValue) in \(language.rawValue)")
+                #expect(Self.placeholders(text ?? "") == Self.placeholders(english), "\(key.rawValue) in \(language)")
+            }
+        }
+        #expect(ProblemCatalog.titles[.notFound]?[.korean] != ProblemCatalog.titles[.notFound]?[.english])
+    }
+
+    @Test(
+        "Accept-Language picks the best supported language by q-value, falling back to English",
+        arguments: [
+            ("ko-KR,ko;q=0.9,en-US;q=0.8", Language.korean), ("ja", .japanese),
+            ("fr-FR, ja;q=0.4, ko;q=0.3", .japanese),
+            ("en;q=0.2, ko;q=0.8", .korean), ("ko;q=0, ja;q=0.1", .japanese), ("fr", .english), ("*", .english),
+            ("", .english), ("ko;q=abc", .english), ("ja;q=0.5, ko;q=0.5", .japanese),
+        ])
+    func acceptLanguage(header: String, expected: Language) {
+        #expect(Language.preferred(by: header) == expected)
+    }
+
+    @Test("problems answer in the requested language: title, detail and field messages")
+    func problemsAreLocalized() async throws {
+        let environment = try TestEnvironment()
+        try await environment.withClient { client in
+            let korean = try await client.send(.get, "/v1/places/nearby?lat=100&lng=0", language: "ko-KR,ko;q=0.9")
+            #expect(korean.status == .badRequest)
+            #expect(korean.headers[.contentLanguage] == "ko")
+            let body = try json(korean)
+            #expect(body["title"] as? String == "입력값이 올바르지 않습니다")
+            #expect((body["errors"] as? [[String: Any]])?.first?["message"] as? String == "lat은(는) -90에서 90 사이여야 합니다")
+
+            let japanese = try await client.send(.get, "/v1/places/12345", language: "ja")
+            #expect(try json(japanese)["detail"] as? String == "ID 12345 の場所はありません。")
+            #expect(try json(japanese)["title"] as? String == "見つかりません")
+
+            let english = try await client.send(
+                .post, "/v1/auth/login", json: ["email": "a@b.co", "password": "wrong pass"], language: "fr")
+            #expect(try json(english)["title"] as? String == "Invalid email or password")
+            #expect(english.headers[.contentLanguage] == "en")
+        }
+    }
+}
