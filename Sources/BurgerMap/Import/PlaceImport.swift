@@ -76,6 +76,8 @@ public struct PlaceImport {
         var bytesRead: Int64 = 0
         var summary = try database.pool.writeWithoutTransaction { db in
             var summary = ImportSummary()
+            let rollbackJournal = try Self.leaveWALForFirstLoad(db)
+            defer { if rollbackJournal { _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") } }
             try db.inTransaction {
                 var session = try PlaceImportSession(db: db, source: source, locationWord: locationWord)
                 var lastReport = Date()
@@ -106,8 +108,23 @@ public struct PlaceImport {
             return summary
         }
         summary.seconds = Date().timeIntervalSince(started)
+
         progress?(
             ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, rows: summary.read, seconds: summary.seconds))
         return summary
+    }
+
+    /// A first load into an empty places table switches the database to a rollback journal for
+    /// its one transaction. In WAL mode every page is written twice (to the log, then copied
+    /// into the database by the checkpoint) and synced twice; new pages of a rollback-journal
+    /// database are written once, and a crash still rolls the whole import back. SQLite allows
+    /// the switch only while no other connection has the database open (a running server, for
+    /// one), in which case the import simply stays in WAL mode. Returns whether it switched.
+    private static func leaveWALForFirstLoad(_ db: Database) throws -> Bool {
+        guard try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
+            return false
+        }
+        let mode = try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+        return mode?.lowercased() == "delete"
     }
 }

@@ -68,6 +68,7 @@ extension AppDatabase {
                     );
                     CREATE INDEX refresh_tokens_by_session ON refresh_tokens(session_id);
                     ALTER TABLE places ADD COLUMN created_by INTEGER REFERENCES users(id) ON DELETE SET NULL;
+                    CREATE INDEX places_by_creator ON places(created_by) WHERE created_by IS NOT NULL;
                     """)
         }
         return migrator

@@ -118,6 +118,31 @@ struct TokenLifecycleTests {
         }
     }
 
+    @Test("no password, token or hash appears in a log line, at any level")
+    func nothingSecretIsLogged() async throws {
+        let environment = try TestEnvironment()
+        let logs = CapturedLogs()
+        let database = environment.database
+        let secrets = try await environment.withClientReturning(logger: logs.logger) { client in
+            let password = "hunter2 secret words"
+            let body = try await client.register(email: "log@example.com", nickname: "logger", password: password)
+            let issued = try tokens(body)
+            _ = try await client.login(email: "log@example.com", password: "wrong \(password)")
+            let refreshed = try tokens(
+                try json(try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": issued.refresh])))
+            _ = try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": issued.refresh])
+            _ = try await client.send(.get, "/v1/users/me", token: refreshed.access)
+            return [password, issued.access, issued.refresh, refreshed.access, refreshed.refresh]
+        }
+        let hash = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT password_hash FROM users")
+        }
+        let text = logs.text
+        #expect(text.contains("/v1/auth/login"), "the requests were logged")
+        for secret in secrets + [try #require(hash)] {
+            #expect(!text.contains(secret), "\(secret.prefix(12))… appears in the logs")
+        }
+    }
+
     @Test("the signing key comes from BURGERMAP_JWT_SECRET, else from the data folder, and survives restarts")
     func signingKey() async throws {
         let environment = try TestEnvironment()

@@ -148,6 +148,11 @@ struct PlaceImportTests {
         let importer = PlaceImport(database: environment.database)
         let first = try importer.run(file: Self.fastFood)
         #expect(first.read == 10_000 && first.inserted == 10_000 && first.skipped == 0)
+        // A first load runs with a rollback journal; the database is back in WAL mode after it.
+        let journal = try await environment.database.pool.write { db in
+            try String.fetchOne(db, sql: "PRAGMA journal_mode")
+        }
+        #expect(journal == "wal")
         let second = try importer.run(file: Self.fastFood)
         #expect(second.unchanged == 10_000 && second.inserted == 0 && second.updated == 0)
         #expect(try await count(environment, "SELECT count(*) FROM idx_places_geom") == 10_000)

@@ -2,6 +2,7 @@ import BurgerMap
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import Logging
 import Testing
 
 /// A temporary data folder with a real SQLite + SpatiaLite database, removed afterwards.
@@ -34,9 +35,20 @@ final class TestEnvironment: @unchecked Sendable {
     }
 
     /// Runs `body` against the router in process (no sockets).
-    func withClient(_ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void) async throws {
-        let app = Application(router: await makeRouter())
+    func withClient(
+        logger: Logger = Logger(label: "burgermap-tests"),
+        _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let app = Application(router: await makeRouter(), logger: logger)
         try await app.test(.router, body)
+    }
+
+    /// Runs `body` against the router in process and returns what it returns.
+    func withClientReturning<Value: Sendable>(
+        logger: Logger, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
+    ) async throws -> Value {
+        let app = Application(router: await makeRouter(), logger: logger)
+        return try await app.test(.router, body)
     }
 
     /// Writes `text` to a file in the data folder and returns its URL.
@@ -81,4 +93,38 @@ func bruteForceNearest(
 func json(_ response: TestResponse) throws -> [String: Any] {
     let object = try JSONSerialization.jsonObject(with: Data(buffer: response.body))
     return try #require(object as? [String: Any])
+}
+
+/// Collects every log line (message and metadata) written through it, for tests that check
+/// what the service logs.
+final class CapturedLogs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var text: String { lock.withLock { lines.joined(separator: "\n") } }
+
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+
+    /// A logger at trace level that writes here.
+    var logger: Logger {
+        var logger = Logger(label: "captured") { _ in Handler(logs: self) }
+        logger.logLevel = .trace
+        return logger
+    }
+
+    struct Handler: LogHandler {
+        let logs: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            logs.append("\(event.level) \(event.message) \(merged)")
+        }
+    }
 }
