@@ -10,10 +10,10 @@ enum AccountRules {
     /// (Deliverability is for a confirmation mail to prove, not for a pattern.)
     static func checkEmail(_ email: String, into errors: inout [FieldError]) {
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        let labels = parts.count == 2 ? parts[1].split(separator: ".", omittingEmptySubsequences: false) : []
         let valid =
             email.utf8.count <= 254 && parts.count == 2 && !parts[0].isEmpty && parts[0].utf8.count <= 64
-            && parts[1].split(separator: ".", omittingEmptySubsequences: false).count >= 2
-            && !parts[1].split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty)
+            && labels.count >= 2 && !labels.contains(where: \.isEmpty)
             && !email.unicodeScalars.contains {
                 $0.properties.isWhitespace || $0.properties.generalCategory == .control
             }

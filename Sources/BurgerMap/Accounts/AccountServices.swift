@@ -31,8 +31,7 @@ public struct AccountServices: Sendable {
         TokensView(
             accessToken: try await accessTokens.issue(for: user.id), refreshToken: refreshToken,
             expiresIn: Int(accessTokens.lifetime.seconds),
-            me: ProfileView(
-                user: user, stats: try await database.profileStats(of: user.id, viewer: user.id), includesEmail: true))
+            me: try await database.me(user))
     }
 
     func refreshExpiry(from time: Timestamp = .now()) -> Timestamp {

@@ -20,6 +20,11 @@ enum RefreshOutcome: Equatable {
 extension AppDatabase {
     private static let userColumns = "id, email, nickname, bio, created_at"
 
+    /// One account, read on a connection already held.
+    private static func user(_ db: Database, id: Int64) throws -> User? {
+        try Row.fetchOne(db, sql: "SELECT \(userColumns) FROM users WHERE id = ?", arguments: [id]).map(user)
+    }
+
     private static func user(_ row: Row) -> User {
         User(
             id: row["id"], email: row["email"], nickname: row["nickname"], bio: row["bio"], avatarUrl: nil,
@@ -96,10 +101,7 @@ extension AppDatabase {
     /// One account, or `nil`.
     public func user(id: Int64) async throws -> User? {
         try await measured("user") {
-            try await pool.read { db in
-                try Row.fetchOne(db, sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?", arguments: [id])
-                    .map(Self.user)
-            }
+            try await pool.read { db in try Self.user(db, id: id) }
         }
     }
 
@@ -127,9 +129,7 @@ extension AppDatabase {
                 } catch let error as DatabaseError {
                     throw Self.accountConflict(error) ?? error
                 }
-                return try Row.fetchOne(
-                    db, sql: "SELECT \(Self.userColumns) FROM users WHERE id = ?", arguments: [id]
-                ).map(Self.user)
+                return try Self.user(db, id: id)
             }
         }
     }
@@ -143,12 +143,8 @@ extension AppDatabase {
                 try db.execute(
                     sql: "INSERT INTO login_sessions (user_id, created_at) VALUES (?, ?)",
                     arguments: [userID, time.milliseconds])
-                try db.execute(
-                    sql: """
-                        INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at)
-                        VALUES (?, ?, ?, ?)
-                        """,
-                    arguments: [db.lastInsertedRowID, Data(tokenHash), time.milliseconds, expiresAt.milliseconds])
+                try Self.insertRefreshToken(
+                    db, session: db.lastInsertedRowID, hash: tokenHash, expiresAt: expiresAt, at: time)
             }
         }
     }
@@ -173,21 +169,14 @@ extension AppDatabase {
                 let sessionID: Int64 = row["session_id"]
                 if (row["revoked_at"] as Int64?) != nil { return .invalid }
                 if (row["used_at"] as Int64?) != nil {
-                    try db.execute(
-                        sql: "UPDATE login_sessions SET revoked_at = ? WHERE id = ?",
-                        arguments: [time.milliseconds, sessionID])
+                    try Self.revokeLogin(db, session: sessionID, at: time)
                     return .reused
                 }
                 if (row["expires_at"] as Int64) <= time.milliseconds { return .invalid }
                 try db.execute(
                     sql: "UPDATE refresh_tokens SET used_at = ? WHERE id = ?",
                     arguments: [time.milliseconds, row["id"] as Int64])
-                try db.execute(
-                    sql: """
-                        INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at)
-                        VALUES (?, ?, ?, ?)
-                        """,
-                    arguments: [sessionID, Data(newHash), time.milliseconds, expiresAt.milliseconds])
+                try Self.insertRefreshToken(db, session: sessionID, hash: newHash, expiresAt: expiresAt, at: time)
                 return .rotated(userID: row["user_id"])
             }
         }
@@ -206,11 +195,29 @@ extension AppDatabase {
                             WHERE t.token_hash = ? AND s.user_id = ?
                             """, arguments: [Data(tokenHash), userID])
                 else { return false }
-                try db.execute(
-                    sql: "UPDATE login_sessions SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
-                    arguments: [time.milliseconds, sessionID])
+                try Self.revokeLogin(db, session: sessionID, at: time)
                 return true
             }
         }
+    }
+
+    private static func insertRefreshToken(
+        _ db: Database, session: Int64, hash: [UInt8], expiresAt: Timestamp, at time: Timestamp
+    ) throws {
+        try db.execute(
+            sql: "INSERT INTO refresh_tokens (session_id, token_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+            arguments: [session, Data(hash), time.milliseconds, expiresAt.milliseconds])
+    }
+
+    /// Ends a login: none of its refresh tokens works any more (the first revocation time stays).
+    private static func revokeLogin(_ db: Database, session: Int64, at time: Timestamp) throws {
+        try db.execute(
+            sql: "UPDATE login_sessions SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
+            arguments: [time.milliseconds, session])
+    }
+
+    /// The caller's own profile (`Me`).
+    func me(_ user: User) async throws -> ProfileView {
+        ProfileView(user: user, stats: try await profileStats(of: user.id, viewer: user.id), includesEmail: true)
     }
 }

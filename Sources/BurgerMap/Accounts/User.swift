@@ -32,14 +32,9 @@ struct ProfileView: JSONWritable {
 
     func write(to writer: inout JSONWriter) {
         writer.object { writer in
-            writer.key("id")
-            writer.value(user.id)
-            writer.key("nickname")
-            writer.value(user.nickname)
+            UserSummaryView(user: user).writeMembers(to: &writer)
             writer.key("bio")
             writer.value(user.bio)
-            writer.key("avatar_url")
-            writer.value(user.avatarUrl)
             writer.key("review_count")
             writer.value(stats.reviewCount)
             writer.key("follower_count")
@@ -63,13 +58,16 @@ struct UserSummaryView: JSONWritable {
     var user: User
 
     func write(to writer: inout JSONWriter) {
-        writer.object { writer in
-            writer.key("id")
-            writer.value(user.id)
-            writer.key("nickname")
-            writer.value(user.nickname)
-            writer.key("avatar_url")
-            writer.value(user.avatarUrl)
-        }
+        writer.object { writer in writeMembers(to: &writer) }
+    }
+
+    /// The members without the braces, for objects that extend a summary.
+    func writeMembers(to writer: inout JSONWriter) {
+        writer.key("id")
+        writer.value(user.id)
+        writer.key("nickname")
+        writer.value(user.nickname)
+        writer.key("avatar_url")
+        writer.value(user.avatarUrl)
     }
 }

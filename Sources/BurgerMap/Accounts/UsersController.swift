@@ -18,12 +18,7 @@ struct UsersController {
 
     /// `GET /v1/users/me`: the caller's own profile with email (`Me`).
     @Sendable func me(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        try await meView(context.user).response()
-    }
-
-    private func meView(_ user: User) async throws -> ProfileView {
-        ProfileView(
-            user: user, stats: try await database.profileStats(of: user.id, viewer: user.id), includesEmail: true)
+        try await database.me(context.user).response()
     }
 
     struct UpdateBody: Decodable {
@@ -45,7 +40,7 @@ struct UsersController {
             throw AuthController.problem(for: conflict)
         }
         guard let updated else { throw Problem(.unauthorized, .accessTokenInvalid) }
-        return try await meView(updated).response()
+        return try await database.me(updated).response()
     }
 
     /// `GET /v1/users/{id}`: a public profile; `is_following` is the viewer's, when signed in.

@@ -1,6 +1,5 @@
 import Foundation
 import Hummingbird
-import NIOCore
 
 extension Request {
     /// Reads a JSON request body of at most `limit` bytes as `T`, answering the contract's
@@ -14,12 +13,8 @@ extension Request {
                 throw Problem(.unsupportedMediaType, .mediaTypeNotSupported, ["expected": "application/json"])
             }
         }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await body.collect(upTo: limit)
-        } catch is NIOTooManyBytesError {
-            throw Problem(.payloadTooLarge, .bodyTooLarge)
-        }
+        // Over the limit, `collect` throws NIOTooManyBytesError, which ProblemMiddleware answers `413`.
+        let buffer = try await body.collect(upTo: limit)
         let bytes = Data(buffer: buffer)
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw Problem(.invalidJSON, .invalidJSON)

@@ -65,9 +65,7 @@ struct PlaceImportSession {
             if let id = try writer.insertIfNew(draft, at: time) {
                 return inserted(id, draft, at: position)
             }
-            match = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT id FROM places WHERE source = ? AND external_id = ?"),
-                arguments: [source, externalID])
+            match = try writer.id(source: source, externalID: externalID)
             if let match, let first = touched.position(of: match) {
                 return skip(position, .duplicateID(externalID, first: "\(locationWord) \(first)"))
             }

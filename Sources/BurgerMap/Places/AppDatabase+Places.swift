@@ -153,16 +153,9 @@ extension AppDatabase: PlaceStore {
         try await measured("create_place") {
             try await pool.write { db in
                 let writer = PlaceWriter(db)
-                let newID: Int64?
-                if draft.source != nil, draft.externalId != nil {
-                    newID = try writer.insertIfNew(draft, at: .now())
-                } else {
-                    newID = try writer.insert(draft, at: .now())
-                }
-                guard let newID else {
-                    let existing = try Int64.fetchOne(
-                        db, sql: "SELECT id FROM places WHERE source = ? AND external_id = ?",
-                        arguments: [draft.source, draft.externalId])
+                // Without a source and an external id the unique index never conflicts: a plain insert.
+                guard let newID = try writer.insertIfNew(draft, at: .now()) else {
+                    let existing = try writer.id(source: draft.source, externalID: draft.externalId)
                     guard let existing, let place = try Self.places(db, ids: [existing])[existing] else {
                         throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "place vanished during insert")
                     }

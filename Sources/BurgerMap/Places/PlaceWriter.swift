@@ -43,6 +43,13 @@ final class PlaceWriter {
         return sqlite3_changes(db.sqliteConnection) == 1 ? db.lastInsertedRowID : nil
     }
 
+    /// The place stored under (`source`, `externalID`), if any.
+    func id(source: String?, externalID: String?) throws -> Int64? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM places WHERE source = ? AND external_id = ?"),
+            arguments: [source, externalID])
+    }
+
     private func execute(_ statement: Statement, _ draft: PlaceDraft, _ time: Timestamp) throws {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)

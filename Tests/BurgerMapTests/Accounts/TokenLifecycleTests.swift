@@ -67,18 +67,16 @@ struct TokenLifecycleTests {
 
     /// A JWT with the given header and claims, signed with `key` (or unsigned).
     static func jwt(header: [String: Any], claims: [String: Any], key: SymmetricKey?) throws -> String {
-        func part(_ object: [String: Any]) throws -> String {
-            try JSONSerialization.data(withJSONObject: object).base64EncodedString()
+        func base64URL(_ data: Data) -> String {
+            data.base64EncodedString()
                 .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
                 .replacingOccurrences(of: "=", with: "")
         }
-        let signingInput = try part(header) + "." + part(claims)
+        let signingInput = try [header, claims].map { base64URL(try JSONSerialization.data(withJSONObject: $0)) }
+            .joined(separator: ".")
         guard let key else { return signingInput + "." }
         let mac = HMAC<SHA256>.authenticationCode(for: Data(signingInput.utf8), using: key)
-        let signature = Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-        return signingInput + "." + signature
+        return signingInput + "." + base64URL(Data(mac))
     }
 
     @Test("forged, unsigned, malformed and orphaned tokens are 401 unauthorized, never a 500")
