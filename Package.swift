@@ -22,6 +22,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", exact: "2.5.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
+        .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
     ],
     targets: [
         // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
@@ -31,10 +32,18 @@ let package = Package(
             dependencies: [],
             linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("m")]
         ),
+        // libjpeg and libpng behind setjmp-guarded C calls: libjpeg's error_exit must never return
+        // into the library, and Swift cannot set a jump point itself.
+        .target(
+            name: "CImageCodec",
+            dependencies: [],
+            linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
+        ),
         .target(
             name: "BurgerMap",
             dependencies: [
                 "CGeoIndex",
+                "CImageCodec",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -47,6 +56,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "MultipartKit", package: "multipart-kit"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)]

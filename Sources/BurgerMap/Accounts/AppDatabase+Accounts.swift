@@ -18,16 +18,17 @@ enum RefreshOutcome: Equatable {
 }
 
 extension AppDatabase {
-    private static let userColumns = "id, email, nickname, bio, created_at"
+    static let userColumns = "id, email, nickname, bio, avatar_photo_id, created_at"
 
     /// One account, read on a connection already held.
-    private static func user(_ db: Database, id: Int64) throws -> User? {
+    static func user(_ db: Database, id: Int64) throws -> User? {
         try Row.fetchOne(db, sql: "SELECT \(userColumns) FROM users WHERE id = ?", arguments: [id]).map(user)
     }
 
-    private static func user(_ row: Row) -> User {
+    static func user(_ row: Row) -> User {
         User(
-            id: row["id"], email: row["email"], nickname: row["nickname"], bio: row["bio"], avatarUrl: nil,
+            id: row["id"], email: row["email"], nickname: row["nickname"], bio: row["bio"],
+            avatarUrl: (row["avatar_photo_id"] as Int64?).map(PhotoURL.thumbnail),
             createdAt: Timestamp(milliseconds: row["created_at"]))
     }
 
@@ -105,10 +106,14 @@ extension AppDatabase {
         }
     }
 
-    /// A user's counts, and whether `viewer` follows them. Reviews and follows arrive with later
-    /// issues; until then every count is zero.
+    /// A user's counts, and whether `viewer` follows them. Follows arrive with a later issue;
+    /// until then their counts are zero.
     func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
-        ProfileStats()
+        try await pool.read { db in
+            ProfileStats(
+                reviewCount: try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM reviews WHERE author_id = ?", arguments: [userID]) ?? 0)
+        }
     }
 
     /// Changes the nickname and/or bio (a `nil` leaves a field as it is; an empty bio clears it).

@@ -3,6 +3,7 @@ import Hummingbird
 /// The user routes under `/v1/users`: the caller's own account and public profiles.
 struct UsersController {
     let database: AppDatabase
+    let media: MediaServices
     let authentication: AccessTokenMiddleware
 
     /// The routes this controller serves.
@@ -12,6 +13,7 @@ struct UsersController {
         viewerAware.group("me", context: AuthenticatedContext.self)
             .get(use: me)
             .patch(use: updateMe)
+            .put("avatar", use: replaceAvatar)
         viewerAware.get(":id", use: profile)
         return routes
     }
@@ -49,5 +51,29 @@ struct UsersController {
         guard let user = try await database.user(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
         let stats = try await database.profileStats(of: id, viewer: context.identity?.id)
         return ProfileView(user: user, stats: stats, includesEmail: false).response()
+    }
+
+    /// `PUT /v1/users/me/avatar`: a multipart form with one file part `avatar`, processed like
+    /// review photos; answers `Me`. The previous avatar's row and files go.
+    @Sendable func replaceAvatar(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        var staged: [StagedPhoto] = []
+        let installed = InstalledPhotos()
+        do {
+            var limits = media.limits
+            limits.files = 1
+            try await MultipartFormReader(limits: limits, fileFields: ["avatar"]).read(request) { part in
+                if case .file(let name, _, let bytes) = part { staged.append(try await media.stage(bytes, field: name)) }
+            }
+            guard let photo = staged.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
+            guard
+                let result = try await database.replaceAvatar(
+                    userID: context.user.id, photo: photo, storage: media.storage, installed: installed)
+            else { throw Problem(.unauthorized, .accessTokenInvalid) }
+            if let replaced = result.replaced { media.storage.remove(photoIDs: [replaced]) }
+            return try await database.me(result.user).response()
+        } catch {
+            media.cleanUp(staged: staged, installed: installed)
+            throw error
+        }
     }
 }

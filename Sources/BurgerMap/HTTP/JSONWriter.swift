@@ -93,9 +93,9 @@ struct JSONWriter {
 
     /// The JSON as a `200` (or other status) response.
     func response(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
-        var headers = headers
-        headers[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        var response = jsonResponse(bytes, status: status)
+        response.headers.append(contentsOf: headers)
+        return response
     }
 }
 
@@ -111,4 +111,18 @@ extension JSONWritable {
         write(to: &writer)
         return writer.response(status: status, headers: headers)
     }
+
+    /// The value as JSON bytes (for answers stored to be replayed).
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        write(to: &writer)
+        return writer.bytes
+    }
+}
+
+/// A JSON response from bytes written earlier.
+func jsonResponse(_ bytes: [UInt8], status: HTTPResponse.Status) -> Response {
+    Response(
+        status: status, headers: [.contentType: "application/json; charset=utf-8"],
+        body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
 }

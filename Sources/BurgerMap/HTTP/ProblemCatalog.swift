@@ -25,7 +25,11 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case noSuchRoute, methodNotAllowed, bodyTooLarge, mediaTypeNotSupported, requestMalformed
     case requestNotServed, invalidJSON, fieldsInvalid, cursorNotIssued, databaseUnavailable, internalError
     // Missing things.
-    case placeNotFound, userNotFound
+    case placeNotFound, userNotFound, reviewNotFound, photoNotFound
+    // Reviews and uploads.
+    case notReviewAuthor, imageUnsupported, imageInvalid, imageTooManyPixels, photoTooLarge, partTooLarge
+    case tooManyPhotos, partHeadersTooLarge, multipartMalformed, multipartTruncated, multipartBoundaryMissing
+    case multipartPartUnnamed, idempotencyKeyInvalid, fieldDuplicate
     // Accounts.
     case authenticationRequired, authorizationNotBearer, accessTokenInvalid, accessTokenExpired
     case invalidCredentials, refreshTokenInvalid, emailTaken, nicknameTaken, tooManyLoginAttempts
@@ -123,6 +127,75 @@ public enum ProblemCatalog {
         ],
         .placeNotFound: [
             .english: "No place has id {id}.", .korean: "ID가 {id}인 장소가 없습니다.", .japanese: "ID {id} の場所はありません。",
+        ],
+        .reviewNotFound: [
+            .english: "No review has id {id}.", .korean: "ID가 {id}인 리뷰가 없습니다.", .japanese: "ID {id} のレビューはありません。",
+        ],
+        .photoNotFound: [
+            .english: "No photo has id {id}.", .korean: "ID가 {id}인 사진이 없습니다.", .japanese: "ID {id} の写真はありません。",
+        ],
+        .notReviewAuthor: [
+            .english: "Only the review's author may change or delete it.",
+            .korean: "리뷰 작성자만 수정하거나 삭제할 수 있습니다.",
+            .japanese: "レビューの投稿者だけが変更・削除できます。",
+        ],
+        .imageUnsupported: [
+            .english: "{field} is not a JPEG or PNG image.", .korean: "{field}은(는) JPEG 또는 PNG 이미지가 아닙니다.",
+            .japanese: "{field} はJPEGまたはPNG画像ではありません。",
+        ],
+        .imageInvalid: [
+            .english: "{field} cannot be read as an image: it is truncated or corrupt.",
+            .korean: "{field}을(를) 이미지로 읽을 수 없습니다. 잘렸거나 손상되었습니다.",
+            .japanese: "{field} を画像として読み取れません。途中で切れているか壊れています。",
+        ],
+        .imageTooManyPixels: [
+            .english: "{field} declares {width} × {height} pixels; at most {max} megapixels are accepted.",
+            .korean: "{field}의 크기가 {width} × {height} 픽셀입니다. 최대 {max}메가픽셀까지 받습니다.",
+            .japanese: "{field} は {width} × {height} ピクセルです。受け付けるのは{max}メガピクセルまでです。",
+        ],
+        .photoTooLarge: [
+            .english: "{field} is larger than {max}.", .korean: "{field}이(가) {max}보다 큽니다.",
+            .japanese: "{field} が {max} を超えています。",
+        ],
+        .partTooLarge: [
+            .english: "The form part {field} is larger than {max}.", .korean: "폼 항목 {field}이(가) {max}보다 큽니다.",
+            .japanese: "フォーム項目 {field} が {max} を超えています。",
+        ],
+        .tooManyPhotos: [
+            .english: "At most {max} photos are accepted.", .korean: "사진은 최대 {max}장까지 받습니다.",
+            .japanese: "写真は{max}枚までです。",
+        ],
+        .partHeadersTooLarge: [
+            .english: "The headers of a form part are too large.", .korean: "폼 항목의 헤더가 너무 큽니다.",
+            .japanese: "フォーム項目のヘッダーが大きすぎます。",
+        ],
+        .multipartMalformed: [
+            .english: "The multipart body is malformed.", .korean: "multipart 본문 형식이 잘못되었습니다.",
+            .japanese: "multipart 本文の形式が正しくありません。",
+        ],
+        .multipartTruncated: [
+            .english: "The multipart body ends before its closing boundary.",
+            .korean: "multipart 본문이 마지막 경계 전에 끝났습니다.",
+            .japanese: "multipart 本文が終端の境界の前で終わっています。",
+        ],
+        .multipartBoundaryMissing: [
+            .english: "The Content-Type has no usable multipart boundary.",
+            .korean: "Content-Type에 사용할 수 있는 multipart 경계가 없습니다.",
+            .japanese: "Content-Type に使える multipart の境界がありません。",
+        ],
+        .multipartPartUnnamed: [
+            .english: "Every part needs a Content-Disposition: form-data header with a name.",
+            .korean: "모든 항목에는 이름이 있는 Content-Disposition: form-data 헤더가 필요합니다.",
+            .japanese: "各項目には name 付きの Content-Disposition: form-data ヘッダーが必要です。",
+        ],
+        .idempotencyKeyInvalid: [
+            .english: "{field} must be 1 to 255 visible ASCII characters.",
+            .korean: "{field}은(는) 보이는 ASCII 문자 1~255자여야 합니다.",
+            .japanese: "{field} は表示可能なASCII文字で1〜255文字にしてください。",
+        ],
+        .fieldDuplicate: [
+            .english: "{field} is sent more than once.", .korean: "{field}이(가) 두 번 이상 전송되었습니다.",
+            .japanese: "{field} が複数回送信されています。",
         ],
         .userNotFound: [
             .english: "No user has id {id}.", .korean: "ID가 {id}인 사용자가 없습니다.", .japanese: "ID {id} のユーザーはいません。",

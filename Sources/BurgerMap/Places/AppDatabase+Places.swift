@@ -6,7 +6,7 @@ extension AppDatabase: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
     static let placeColumns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
-        city, province, postal_code, country
+        city, province, postal_code, country, cover_photo_id
         """
 
     /// The `Place` on the current row of a statement that selects `placeColumns`. Columns are read
@@ -27,7 +27,9 @@ extension AppDatabase: PlaceStore {
             address: displayAddress(
                 street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
             phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
-            ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil, coverPhotoUrl: nil,
+            ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
+            coverPhotoUrl: sqlite3_column_type(handle, 16) == SQLITE_NULL
+                ? nil : PhotoURL.full(sqlite3_column_int64(handle, 16)),
             createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, 11)))
     }
 

@@ -12,7 +12,6 @@ struct PlacesController {
         routes.get("nearby", use: nearby)
         routes.get(use: viewport)
         routes.get(":id", use: show)
-        routes.get(":id/reviews", use: reviews)
         routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
             .post(use: create)
         return routes
@@ -149,20 +148,6 @@ struct PlacesController {
         let id = try context.parameters.resourceID(.placeNotFound)
         guard let place = try await store.place(id: id) else { throw Problem.notFound(.placeNotFound, id: id) }
         return place.response()
-    }
-
-    /// `GET /v1/places/{id}/reviews`: newest first. Reviews arrive with a later issue; until then
-    /// every existing place answers an empty page.
-    @Sendable func reviews(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try context.parameters.resourceID(.placeNotFound)
-        var reader = QueryReader(request)
-        _ = reader.int("limit", in: 1...100, default: 20)
-        try reader.validate()
-        guard try await store.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
-        if let cursor = reader.text("cursor") {
-            _ = try cursors.decode(Timestamp.self, from: cursor, scope: "place-reviews|\(id)")
-        }
-        return Page<Place>(items: [], nextCursor: nil).response(for: request)
     }
 }
 

@@ -28,11 +28,13 @@ public struct ServiceDependencies: Sendable {
     public var database: AppDatabase
     public var secret: ServiceSecret
     public var accounts: AccountServices
+    public var media: MediaServices
 
-    public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices) {
+    public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.database = database
         self.secret = secret
         self.accounts = accounts
+        self.media = media
     }
 }
 
@@ -60,7 +62,15 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
         atPath: "/v1/places")
     router.addRoutes(AuthController(database: database, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
     router.addRoutes(
-        UsersController(database: database, authentication: authentication).endpoints, atPath: "/v1/users")
+        UsersController(database: database, media: dependencies.media, authentication: authentication).endpoints,
+        atPath: "/v1/users")
+    let reviews = ReviewsController(
+        database: database, media: dependencies.media, cursors: cursors, authentication: authentication)
+    router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
+    router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
+    router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
+    router.addRoutes(
+        PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
     return router
 }
 
@@ -76,7 +86,11 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
         refreshLifetime: configuration.refreshTokenLifetime)
-    let router = buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts))
+    let media = try MediaServices(dataDirectory: configuration.dataDirectory)
+    let swept = try await database.sweepOrphanedPhotos(in: media.storage)
+    if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
+    let router = buildRouter(
+        ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "BurgerMap"),

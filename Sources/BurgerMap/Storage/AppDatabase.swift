@@ -67,6 +67,8 @@ public enum StorageError: Error, CustomStringConvertible {
     case spatialiteUnavailable(String)
     /// A SpatiaLite function reported failure by its return value.
     case spatialiteCallFailed(String)
+    /// A row written in the current transaction could not be read back.
+    case rowVanished(String)
 
     public var description: String {
         switch self {
@@ -74,6 +76,8 @@ public enum StorageError: Error, CustomStringConvertible {
             "cannot load SpatiaLite (install libsqlite3-mod-spatialite): \(message)"
         case .spatialiteCallFailed(let call):
             "SpatiaLite call failed: \(call)"
+        case .rowVanished(let table):
+            "a \(table) row written in this transaction is missing"
         }
     }
 }

@@ -71,6 +71,51 @@ extension AppDatabase {
                     CREATE INDEX places_by_creator ON places(created_by) WHERE created_by IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v3-reviews") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE reviews (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        place_id INTEGER NOT NULL REFERENCES places(id) ON DELETE CASCADE,
+                        author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        rating INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
+                        text TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 2000),
+                        like_count INTEGER NOT NULL DEFAULT 0 CHECK (like_count >= 0),
+                        bookmark_count INTEGER NOT NULL DEFAULT 0 CHECK (bookmark_count >= 0),
+                        comment_count INTEGER NOT NULL DEFAULT 0 CHECK (comment_count >= 0),
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX reviews_by_time ON reviews(created_at, id);
+                    CREATE INDEX reviews_by_place ON reviews(place_id, created_at, id);
+                    CREATE INDEX reviews_by_author ON reviews(author_id, created_at, id);
+                    -- Review photos (review_id set) and avatars (review_id NULL). AUTOINCREMENT: an id,
+                    -- and so a photo URL, is never given to another image.
+                    CREATE TABLE photos (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        owner_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        review_id INTEGER REFERENCES reviews(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL CHECK (position BETWEEN 0 AND 4),
+                        width INTEGER NOT NULL CHECK (width BETWEEN 1 AND 2048),
+                        height INTEGER NOT NULL CHECK (height BETWEEN 1 AND 2048),
+                        created_at INTEGER NOT NULL,
+                        UNIQUE (review_id, position)
+                    );
+                    CREATE INDEX photos_by_owner ON photos(owner_id);
+                    ALTER TABLE users ADD COLUMN avatar_photo_id INTEGER REFERENCES photos(id) ON DELETE SET NULL;
+                    ALTER TABLE places ADD COLUMN cover_photo_id INTEGER REFERENCES photos(id) ON DELETE SET NULL;
+                    -- The first answer to a review creation sent with an Idempotency-Key, replayed
+                    -- for 24 hours.
+                    CREATE TABLE idempotent_requests (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        key TEXT NOT NULL CHECK (length(key) BETWEEN 1 AND 255),
+                        status INTEGER NOT NULL,
+                        body BLOB NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, key)
+                    ) WITHOUT ROWID;
+                    """)
+        }
         return migrator
     }
 

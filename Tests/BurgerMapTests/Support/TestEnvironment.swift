@@ -9,6 +9,8 @@ import Testing
 final class TestEnvironment: @unchecked Sendable {
     let folder: URL
     let database: AppDatabase
+    /// Photo processing and files under the same data folder.
+    let media: MediaServices
     let secret = ServiceSecret.random()
     /// Access-token lifetime for the routers this environment builds.
     var accessTokenLifetime: Duration = .seconds(300)
@@ -19,6 +21,7 @@ final class TestEnvironment: @unchecked Sendable {
         folder = FileManager.default.temporaryDirectory
             .appendingPathComponent("burgermap-tests-\(UUID().uuidString)", isDirectory: true)
         database = try AppDatabase(dataDirectory: folder)
+        media = try MediaServices(dataDirectory: folder)
     }
 
     deinit {
@@ -31,7 +34,7 @@ final class TestEnvironment: @unchecked Sendable {
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
             throttle: LoginThrottle(policy: throttlePolicy))
-        return buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts))
+        return buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
     }
 
     /// Runs `body` against the router in process (no sockets).

@@ -1,0 +1,40 @@
+import Foundation
+import Metrics
+import NIOPosix
+
+/// Runs photo processing on its own threads, one per core, so that at most that many images are
+/// worked on at once and the event loops and the cooperative pool stay free for reads.
+public final class ImageWorkers: Sendable {
+    private let pool: NIOThreadPool
+    private let processor: PhotoProcessor
+    private let duration = Metrics.Timer(label: "burgermap_image_processing_seconds")
+    private let failures = Counter(label: "burgermap_image_rejected_total")
+    private let inputBytes = Recorder(label: "burgermap_image_input_bytes")
+
+    /// Starts `threads` worker threads (one per core by default).
+    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, processor: PhotoProcessor = PhotoProcessor()) {
+        pool = NIOThreadPool(numberOfThreads: max(1, threads))
+        pool.start()
+        self.processor = processor
+    }
+
+    deinit {
+        pool.shutdownGracefully { _ in }
+    }
+
+    /// Processes one uploaded image on a worker thread.
+    public func process(_ bytes: [UInt8]) async throws -> ProcessedPhoto {
+        inputBytes.record(bytes.count)
+        let start = DispatchTime.now().uptimeNanoseconds
+        do {
+            let processed = try await pool.runIfActive { [processor] in
+                try bytes.withUnsafeBytes { buffer throws(ImageError) in try processor.process(buffer) }
+            }
+            duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            return processed
+        } catch {
+            failures.increment()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,33 @@
+/// A stored photo as the API shows it (`Photo` in the contract).
+public struct Photo: Sendable, Equatable {
+    public var id: Int64
+    /// Width and height of the stored full-size image.
+    public var width: Int
+    public var height: Int
+
+    public var url: String { PhotoURL.full(id) }
+    public var thumbnailUrl: String { PhotoURL.thumbnail(id) }
+}
+
+/// Where photos are served. Root-relative: clients resolve them against the API's base URL.
+public enum PhotoURL {
+    public static func full(_ id: Int64) -> String { "/v1/photos/\(id).jpg" }
+    public static func thumbnail(_ id: Int64) -> String { "/v1/photos/\(id)/thumbnail.jpg" }
+}
+
+extension Photo: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("id")
+            writer.value(id)
+            writer.key("url")
+            writer.value(url)
+            writer.key("thumbnail_url")
+            writer.value(thumbnailUrl)
+            writer.key("width")
+            writer.value(width)
+            writer.key("height")
+            writer.value(height)
+        }
+    }
+}

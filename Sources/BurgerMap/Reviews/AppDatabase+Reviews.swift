@@ -1,0 +1,288 @@
+import Foundation
+import GRDB
+import Synchronization
+
+/// What creating a review came to.
+enum ReviewCreation: Sendable {
+    /// Stored; `body` is the JSON of the `201` answer.
+    case created(Review, body: [UInt8])
+    /// The same Idempotency-Key was used by this user within 24 hours: the first answer again.
+    case replayed(status: Int, body: [UInt8])
+    /// The place does not exist (any more).
+    case placeMissing
+}
+
+/// What an author-only change to a review came to.
+enum ReviewChange<Value: Sendable>: Sendable {
+    case done(Value)
+    case notFound
+    case forbidden
+}
+
+/// An `Idempotency-Key` header of one user.
+struct IdempotencyKey: Sendable, Hashable {
+    var userID: Int64
+    var key: String
+    /// How long the first answer is replayed.
+    static let lifetime: Int64 = 24 * 3600 * 1000
+}
+
+extension AppDatabase {
+    private static let reviewSelect = """
+        SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at, r.updated_at,
+               p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
+               u.id AS user_id, u.email, u.nickname, u.bio, u.avatar_photo_id, u.created_at AS user_created_at
+        FROM reviews AS r JOIN places AS p ON p.id = r.place_id JOIN users AS u ON u.id = r.author_id
+        """
+
+    /// The reviews a query over `reviewSelect` returns, in its order, each with its photos (read
+    /// for the whole page in one query).
+    private static func reviews(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Review] {
+        var reviews = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+            Review(
+                id: row["id"],
+                place: .init(id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
+                author: User(
+                    id: row["user_id"], email: row["email"], nickname: row["nickname"], bio: row["bio"],
+                    avatarUrl: (row["avatar_photo_id"] as Int64?).map(PhotoURL.thumbnail),
+                    createdAt: Timestamp(milliseconds: row["user_created_at"])),
+                rating: row["rating"], text: row["text"], photos: [], likeCount: row["like_count"],
+                bookmarkCount: row["bookmark_count"], commentCount: row["comment_count"], likedByMe: false,
+                bookmarkedByMe: false, createdAt: Timestamp(milliseconds: row["created_at"]),
+                updatedAt: Timestamp(milliseconds: row["updated_at"]))
+        }
+        guard !reviews.isEmpty else { return reviews }
+        let ids = reviews.map(\.id)
+        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
+        var photos: [Int64: [Photo]] = [:]
+        for row in try Row.fetchAll(
+            db,
+            sql: """
+                SELECT id, review_id, width, height FROM photos
+                WHERE review_id IN (\(placeholders)) ORDER BY review_id, position
+                """,
+            arguments: StatementArguments(ids))
+        {
+            photos[row["review_id"], default: []].append(Photo(id: row["id"], width: row["width"], height: row["height"]))
+        }
+        for index in reviews.indices { reviews[index].photos = photos[reviews[index].id] ?? [] }
+        return reviews
+    }
+
+    private static func review(_ db: Database, id: Int64) throws -> Review? {
+        try reviews(db, sql: "\(reviewSelect) WHERE r.id = ?", arguments: [id]).first
+    }
+
+    /// One review, or `nil`.
+    func review(id: Int64) async throws -> Review? {
+        try await measured("review") {
+            try await pool.read { db in try Self.review(db, id: id) }
+        }
+    }
+
+    /// One page of a newest-first review list, starting strictly after `after`.
+    func reviews(_ scope: ReviewListScope, after: ReviewListKey?, limit: Int) async throws
+        -> (items: [Review], hasMore: Bool)
+    {
+        try await measured("reviews") {
+            try await pool.read { db in
+                var conditions: [String] = []
+                var arguments: [any DatabaseValueConvertible] = []
+                switch scope {
+                case .all: break
+                case .place(let id):
+                    conditions.append("r.place_id = ?")
+                    arguments.append(id)
+                case .author(let id):
+                    conditions.append("r.author_id = ?")
+                    arguments.append(id)
+                }
+                if let after {
+                    conditions.append("(r.created_at, r.id) < (?, ?)")
+                    arguments += [after.createdAt.milliseconds, after.id]
+                }
+                let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+                let page = try Self.reviews(
+                    db, sql: "\(Self.reviewSelect) \(filter) ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
+                    arguments: StatementArguments(arguments + [limit + 1]))
+                return (Array(page.prefix(limit)), page.count > limit)
+            }
+        }
+    }
+
+    /// Whether a user exists (lists of a missing user's reviews are `404`, not empty).
+    func userExists(id: Int64) async throws -> Bool {
+        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true }
+    }
+
+    /// The first answer to an earlier request with this key, while it is replayed.
+    func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> (status: Int, body: [UInt8])? {
+        try await pool.read { db in try Self.idempotentAnswer(db, key, at: time) }
+    }
+
+    private static func idempotentAnswer(_ db: Database, _ key: IdempotencyKey, at time: Timestamp) throws
+        -> (status: Int, body: [UInt8])?
+    {
+        guard
+            let row = try Row.fetchOne(
+                db, sql: "SELECT status, body FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
+                arguments: [key.userID, key.key, time.milliseconds - IdempotencyKey.lifetime])
+        else { return nil }
+        return (row["status"], [UInt8](row["body"] as Data))
+    }
+
+    /// Stores a review with its photos in one transaction: the review row, one row per photo with
+    /// its staged files renamed to their final names, the place's counts and cover, and the
+    /// answer for the Idempotency-Key. Throws when anything fails; then no row is left, and the
+    /// caller removes the files (`installed` lists the photo ids that got their final names).
+    func createReview(
+        _ draft: ReviewDraft, photos: [StagedPhoto], storage: PhotoStorage, idempotency: IdempotencyKey?,
+        installed: InstalledPhotos, at time: Timestamp = .now()
+    ) async throws -> ReviewCreation {
+        try await measured("create_review") {
+            try await pool.write { db in
+                if let idempotency {
+                    if let answer = try Self.idempotentAnswer(db, idempotency, at: time) {
+                        return .replayed(status: answer.status, body: answer.body)
+                    }
+                    try db.execute(
+                        sql: "DELETE FROM idempotent_requests WHERE user_id = ? AND key = ?",
+                        arguments: [idempotency.userID, idempotency.key])
+                }
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM places WHERE id = ?", arguments: [draft.placeID]) == true
+                else { return .placeMissing }
+                try db.execute(
+                    sql: """
+                        INSERT INTO reviews (place_id, author_id, rating, text, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [draft.placeID, draft.authorID, draft.rating, draft.text, time.milliseconds, time.milliseconds])
+                let reviewID = db.lastInsertedRowID
+                for (position, photo) in photos.enumerated() {
+                    let photoID = try Self.insertPhoto(db, photo, owner: draft.authorID, review: reviewID, position: position, at: time)
+                    try storage.install(photo, as: photoID)
+                    installed.append(photoID)
+                }
+                if !photos.isEmpty { try storage.flushFolder() }
+                try Self.refreshPlaceStats(db, placeID: draft.placeID)
+                guard let review = try Self.review(db, id: reviewID) else { throw StorageError.rowVanished("review") }
+                let body = review.jsonBytes
+                if let idempotency {
+                    try db.execute(
+                        sql: "INSERT INTO idempotent_requests (user_id, key, status, body, created_at) VALUES (?, ?, 201, ?, ?)",
+                        arguments: [idempotency.userID, idempotency.key, Data(body), time.milliseconds])
+                }
+                return .created(review, body: body)
+            }
+        }
+    }
+
+    private static func insertPhoto(
+        _ db: Database, _ photo: StagedPhoto, owner: Int64, review: Int64?, position: Int, at time: Timestamp
+    ) throws -> Int64 {
+        try db.execute(
+            sql: "INSERT INTO photos (owner_id, review_id, position, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: [owner, review, position, photo.width, photo.height, time.milliseconds])
+        return db.lastInsertedRowID
+    }
+
+    /// Recounts a place's reviews and rating sum and picks its cover (the first photo of its
+    /// newest review with photos), so that they stay exact whatever changed.
+    private static func refreshPlaceStats(_ db: Database, placeID: Int64) throws {
+        try db.execute(
+            sql: """
+                UPDATE places SET
+                    review_count = (SELECT count(*) FROM reviews WHERE place_id = ?1),
+                    rating_sum = (SELECT coalesce(sum(rating), 0) FROM reviews WHERE place_id = ?1),
+                    cover_photo_id = (
+                        SELECT ph.id FROM reviews AS r JOIN photos AS ph ON ph.review_id = r.id
+                        WHERE r.place_id = ?1 ORDER BY r.created_at DESC, r.id DESC, ph.position LIMIT 1)
+                WHERE id = ?1
+                """,
+            arguments: [placeID])
+    }
+
+    /// The author of a review and its place, or `nil`.
+    private static func reviewOwnership(_ db: Database, id: Int64) throws -> (author: Int64, place: Int64)? {
+        try Row.fetchOne(db, sql: "SELECT author_id, place_id FROM reviews WHERE id = ?", arguments: [id]).map {
+            ($0["author_id"], $0["place_id"])
+        }
+    }
+
+    /// Changes the rating and/or text of the caller's own review.
+    func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp = .now())
+        async throws -> ReviewChange<Review>
+    {
+        try await measured("update_review") {
+            try await pool.write { db in
+                guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }
+                guard owner.author == userID else { return .forbidden }
+                try db.execute(
+                    sql: "UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text), updated_at = ? WHERE id = ?",
+                    arguments: [rating, text, time.milliseconds, id])
+                try Self.refreshPlaceStats(db, placeID: owner.place)
+                guard let review = try Self.review(db, id: id) else { return .notFound }
+                return .done(review)
+            }
+        }
+    }
+
+    /// Deletes the caller's own review with its photo rows (and, by cascade, what hangs on it);
+    /// answers the photo ids whose files the caller then removes.
+    func deleteReview(id: Int64, by userID: Int64) async throws -> ReviewChange<[Int64]> {
+        try await measured("delete_review") {
+            try await pool.write { db in
+                guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }
+                guard owner.author == userID else { return .forbidden }
+                let photoIDs = try Int64.fetchAll(db, sql: "SELECT id FROM photos WHERE review_id = ?", arguments: [id])
+                try db.execute(sql: "DELETE FROM reviews WHERE id = ?", arguments: [id])
+                try Self.refreshPlaceStats(db, placeID: owner.place)
+                return .done(photoIDs)
+            }
+        }
+    }
+
+    /// Makes a staged photo the user's avatar, in one transaction with the rename of its files;
+    /// answers the updated user and the replaced avatar's photo id (whose files the caller removes).
+    func replaceAvatar(
+        userID: Int64, photo: StagedPhoto, storage: PhotoStorage, installed: InstalledPhotos,
+        at time: Timestamp = .now()
+    ) async throws -> (user: User, replaced: Int64?)? {
+        try await measured("replace_avatar") {
+            try await pool.write { db in
+                guard
+                    let previous = try Row.fetchOne(
+                        db, sql: "SELECT avatar_photo_id FROM users WHERE id = ?", arguments: [userID])
+                else { return nil }
+                let replaced: Int64? = previous["avatar_photo_id"]
+                let photoID = try Self.insertPhoto(db, photo, owner: userID, review: nil, position: 0, at: time)
+                try storage.install(photo, as: photoID)
+                installed.append(photoID)
+                try storage.flushFolder()
+                try db.execute(
+                    sql: "UPDATE users SET avatar_photo_id = ?, updated_at = ? WHERE id = ?",
+                    arguments: [photoID, time.milliseconds, userID])
+                if let replaced { try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [replaced]) }
+                guard let user = try Self.user(db, id: userID) else { throw StorageError.rowVanished("user") }
+                return (user, replaced)
+            }
+        }
+    }
+
+    /// Removes photo files that no row owns (left by a crash between rename and commit, or by
+    /// rows deleted while the service was down) and everything still in `incoming/`. Run at
+    /// start-up, before requests are served.
+    public func sweepOrphanedPhotos(in storage: PhotoStorage) async throws -> Int {
+        let stored = try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
+        return try storage.sweep { stored.contains($0) }
+    }
+}
+
+/// The photo ids a transaction gave final file names to, kept outside it so that the caller can
+/// remove those files when the transaction fails.
+final class InstalledPhotos: Sendable {
+    private let ids = Mutex<[Int64]>([])
+
+    func append(_ id: Int64) { ids.withLock { $0.append(id) } }
+    var all: [Int64] { ids.withLock { $0 } }
+}

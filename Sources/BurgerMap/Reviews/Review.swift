@@ -1,0 +1,112 @@
+/// A review as the API shows it (`Review` in the contract).
+public struct Review: Sendable, Equatable {
+    /// The place a review is about, as much of it as a review shows.
+    public struct PlaceSummary: Sendable, Equatable {
+        public var id: Int64
+        public var name: String
+        public var lat: Double
+        public var lng: Double
+    }
+
+    public var id: Int64
+    public var place: PlaceSummary
+    public var author: User
+    public var rating: Int
+    public var text: String
+    public var photos: [Photo]
+    public var likeCount: Int
+    public var bookmarkCount: Int
+    public var commentCount: Int
+    /// Viewer fields: `false` without a viewer.
+    public var likedByMe: Bool
+    public var bookmarkedByMe: Bool
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    /// The keyset position of this review in a newest-first list.
+    public var listKey: ReviewListKey { ReviewListKey(createdAt: createdAt, id: id) }
+}
+
+/// Where a newest-first review list continues: strictly before this (time, id).
+public struct ReviewListKey: Sendable, Hashable {
+    public var createdAt: Timestamp
+    public var id: Int64
+}
+
+extension ReviewListKey: CursorPosition {
+    public var cursorText: String { "\(createdAt.milliseconds)|\(id)" }
+
+    public init?(cursorText: String) {
+        let parts = cursorText.split(separator: "|")
+        guard parts.count == 2, let time = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
+        self.init(createdAt: Timestamp(milliseconds: time), id: id)
+    }
+}
+
+/// Which reviews a list shows.
+public enum ReviewListScope: Sendable, Hashable {
+    case all
+    case place(Int64)
+    case author(Int64)
+
+    /// The name cursors are signed with, so that a cursor of one list is refused by another.
+    var cursorScope: String {
+        switch self {
+        case .all: "reviews"
+        case .place(let id): "place-reviews|\(id)"
+        case .author(let id): "user-reviews|\(id)"
+        }
+    }
+}
+
+/// What a client sends to create a review (the photos travel separately).
+struct ReviewDraft: Sendable {
+    var placeID: Int64
+    var authorID: Int64
+    var rating: Int
+    var text: String
+}
+
+extension Review: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("id")
+            writer.value(id)
+            writer.key("place")
+            writer.object { writer in
+                writer.key("id")
+                writer.value(place.id)
+                writer.key("name")
+                writer.value(place.name)
+                writer.key("lat")
+                writer.value(place.lat)
+                writer.key("lng")
+                writer.value(place.lng)
+            }
+            writer.key("author")
+            UserSummaryView(user: author).write(to: &writer)
+            writer.key("rating")
+            writer.value(rating)
+            writer.key("text")
+            writer.value(text)
+            writer.key("photos")
+            writer.array { writer in
+                for photo in photos { photo.write(to: &writer) }
+            }
+            writer.key("like_count")
+            writer.value(likeCount)
+            writer.key("bookmark_count")
+            writer.value(bookmarkCount)
+            writer.key("comment_count")
+            writer.value(commentCount)
+            writer.key("liked_by_me")
+            writer.value(likedByMe)
+            writer.key("bookmarked_by_me")
+            writer.value(bookmarkedByMe)
+            writer.key("created_at")
+            writer.value(createdAt.rfc3339)
+            writer.key("updated_at")
+            writer.value(updatedAt.rfc3339)
+        }
+    }
+}

@@ -1,0 +1,212 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+
+/// The review routes: `/v1/reviews`, plus the review lists and uploads under `/v1/places/{id}`
+/// and `/v1/users/{id}` (mounted by `buildRouter` with `placeEndpoints` and `userEndpoints`).
+struct ReviewsController {
+    let database: AppDatabase
+    let media: MediaServices
+    let cursors: CursorCodec
+    let authentication: AccessTokenMiddleware
+
+    /// `/v1/reviews` routes.
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        let viewerAware = routes.group().add(middleware: authentication)
+        viewerAware.get { request, context in try await list(request, context, scope: .all) }
+        viewerAware.get(":id", use: show)
+        viewerAware.group(context: AuthenticatedContext.self)
+            .patch(":id", use: update)
+            .delete(":id", use: delete)
+        return routes
+    }
+
+    /// `/v1/places/{id}/reviews` routes.
+    var placeEndpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        let viewerAware = routes.group().add(middleware: authentication)
+        viewerAware.get(":id/reviews") { request, context in
+            let id = try context.parameters.resourceID(.placeNotFound)
+            guard try await database.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
+            return try await list(request, context, scope: .place(id))
+        }
+        viewerAware.group(context: AuthenticatedContext.self).post(":id/reviews", use: create)
+        return routes
+    }
+
+    /// `/v1/users/{id}/reviews`.
+    var userEndpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.group().add(middleware: authentication).get(":id/reviews") { request, context in
+            let id = try context.parameters.resourceID(.userNotFound)
+            guard try await database.userExists(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
+            return try await list(request, context, scope: .author(id))
+        }
+        return routes
+    }
+
+    /// A page of reviews, newest first (ties by id), keyset-paged with a cursor signed for this list.
+    func list(_ request: Request, _ context: AppRequestContext, scope: ReviewListScope) async throws -> Response {
+        var reader = QueryReader(request)
+        let limit = reader.int("limit", in: 1...100, default: 20)
+        try reader.validate()
+        let after = try reader.text("cursor").map {
+            try cursors.decode(ReviewListKey.self, from: $0, scope: scope.cursorScope)
+        }
+        let page = try await database.reviews(scope, after: after, limit: limit)
+        let next = page.hasMore ? page.items.last.map { cursors.encode($0.listKey, scope: scope.cursorScope) } : nil
+        return Page(items: page.items, nextCursor: next).response(for: request)
+    }
+
+    /// `GET /v1/reviews/{id}`.
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.reviewNotFound)
+        guard let review = try await database.review(id: id) else { throw Problem.notFound(.reviewNotFound, id: id) }
+        return review.response()
+    }
+
+    /// `POST /v1/places/{id}/reviews`: a multipart form with `rating`, `text` and up to five
+    /// `photo` files. All or nothing: any failure leaves no row and no file. With an
+    /// `Idempotency-Key` seen from this user in the last 24 hours, the first answer is replayed.
+    @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let placeID = try context.parameters.resourceID(.placeNotFound)
+        let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
+        if let idempotency, let answer = try await database.idempotentAnswer(idempotency) {
+            return jsonResponse(answer.body, status: HTTPResponse.Status(code: answer.status))
+        }
+        guard try await database.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
+        var staged: [StagedPhoto] = []
+        let installed = InstalledPhotos()
+        do {
+            var fields = FormFields()
+            try await MultipartFormReader(limits: media.limits, fileFields: ["photo"]).read(request) { part in
+                switch part {
+                case .field(let name, let value):
+                    fields.record(name, value)
+                case .file(let name, _, let bytes):
+                    staged.append(try await media.stage(bytes, field: name))
+                }
+            }
+            let draft = try Self.draft(fields, placeID: placeID, authorID: context.user.id)
+            let outcome = try await database.createReview(
+                draft, photos: staged, storage: media.storage, idempotency: idempotency, installed: installed)
+            switch outcome {
+            case .created(_, let body):
+                return jsonResponse(body, status: .created)
+            case .replayed(let status, let body):
+                media.cleanUp(staged: staged, installed: installed)
+                return jsonResponse(body, status: HTTPResponse.Status(code: status))
+            case .placeMissing:
+                throw Problem.notFound(.placeNotFound, id: placeID)
+            }
+        } catch {
+            media.cleanUp(staged: staged, installed: installed)
+            throw error
+        }
+    }
+
+    /// The review fields of a form, checked by the contract's rules.
+    static func draft(_ fields: FormFields, placeID: Int64, authorID: Int64) throws -> ReviewDraft {
+        var validator = BodyValidator()
+        validator.check { errors in errors += fields.errors }
+        let rating = validator.required(fields.text("rating"), "rating")
+        let text = validator.required(fields.text("text"), "text")
+        var ratingValue: Int?
+        validator.check { errors in
+            if let rating { ratingValue = ReviewRules.rating(rating, into: &errors) }
+            if let text { ReviewRules.checkText(text, into: &errors) }
+        }
+        try validator.validate()
+        guard let ratingValue, let text else { throw Problem.validation([]) }
+        return ReviewDraft(placeID: placeID, authorID: authorID, rating: ratingValue, text: text)
+    }
+
+    /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters.
+    static func idempotencyKey(_ request: Request, userID: Int64) throws -> IdempotencyKey? {
+        guard let value = request.headers[HTTPField.Name("Idempotency-Key")!] else { return nil }
+        guard (1...255).contains(value.utf8.count), value.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            throw Problem.invalid("Idempotency-Key", "invalid", .idempotencyKeyInvalid)
+        }
+        return IdempotencyKey(userID: userID, key: value)
+    }
+
+    struct UpdateBody: Decodable {
+        var rating: Int?
+        var text: String?
+    }
+
+    /// `PATCH /v1/reviews/{id}`: the author changes the rating and/or text; anyone else is `403`.
+    @Sendable func update(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.reviewNotFound)
+        let body = try await request.decodeJSON(as: UpdateBody.self)
+        var validator = BodyValidator()
+        validator.check { errors in
+            if let rating = body.rating { _ = ReviewRules.rating(String(rating), into: &errors) }
+            if let text = body.text { ReviewRules.checkText(text, into: &errors) }
+        }
+        try validator.validate()
+        switch try await database.updateReview(id: id, by: context.user.id, rating: body.rating, text: body.text) {
+        case .done(let review): return review.response()
+        case .notFound: throw Problem.notFound(.reviewNotFound, id: id)
+        case .forbidden: throw Problem(.forbidden, .notReviewAuthor)
+        }
+    }
+
+    /// `DELETE /v1/reviews/{id}`: the author removes a review with its photos (rows and files).
+    @Sendable func delete(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.reviewNotFound)
+        switch try await database.deleteReview(id: id, by: context.user.id) {
+        case .done(let photoIDs):
+            media.storage.remove(photoIDs: photoIDs)
+            return Response(status: .noContent)
+        case .notFound: throw Problem.notFound(.reviewNotFound, id: id)
+        case .forbidden: throw Problem(.forbidden, .notReviewAuthor)
+        }
+    }
+}
+
+/// The text parts of a multipart form, each allowed once and required to be UTF-8.
+struct FormFields {
+    private var values: [String: String] = [:]
+    private(set) var errors: [FieldError] = []
+
+    mutating func record(_ name: String, _ bytes: [UInt8]) {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            errors.append(FieldError(field: name, code: "not_utf8", .fieldNotUTF8))
+            return
+        }
+        guard values[name] == nil else {
+            errors.append(FieldError(field: name, code: "duplicate", .fieldDuplicate))
+            return
+        }
+        values[name] = text
+    }
+
+    func text(_ name: String) -> String? { values[name] }
+}
+
+/// The contract's rules for review fields.
+enum ReviewRules {
+    /// `rating`: an integer 1…5 (as text in a form).
+    static func rating(_ text: String, into errors: inout [FieldError]) -> Int? {
+        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
+            errors.append(FieldError(field: "rating", code: "not_integer", .fieldNotInteger))
+            return nil
+        }
+        guard (1...5).contains(value) else {
+            errors.append(FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
+            return nil
+        }
+        return value
+    }
+
+    /// `text`: 1…2000 characters, line breaks allowed, not only white space.
+    static func checkText(_ text: String, into errors: inout [FieldError]) {
+        if text.allSatisfy(\.isWhitespace) {
+            errors.append(FieldError(field: "text", code: "too_short", .fieldLength, ["min": "1", "max": "2000"]))
+            return
+        }
+        TextRules.checkText(text, field: "text", 1...2000, allowingLineBreaks: true, into: &errors)
+    }
+}

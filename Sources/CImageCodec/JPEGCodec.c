@@ -1,0 +1,312 @@
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
+
+#include "CImageCodec.h"
+
+/* An error manager whose error_exit jumps back to the active call instead of exiting. */
+typedef struct {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char last_message[JMSG_LENGTH_MAX];
+} bm_jpeg_error;
+
+static void bm_jpeg_error_exit(j_common_ptr cinfo) {
+    bm_jpeg_error *error = (bm_jpeg_error *)cinfo->err;
+    error->base.format_message(cinfo, error->last_message);
+    longjmp(error->jump, 1);
+}
+
+/* Warnings are kept (a truncated file is only a warning) but never printed. */
+static void bm_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    bm_jpeg_error *error = (bm_jpeg_error *)cinfo->err;
+    if (level < 0) {
+        if (error->base.num_warnings == 0) {
+            error->base.format_message(cinfo, error->last_message);
+        }
+        error->base.num_warnings++;
+    }
+}
+
+static void bm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
+
+static void bm_jpeg_error_init(bm_jpeg_error *error) {
+    jpeg_std_error(&error->base);
+    error->base.error_exit = bm_jpeg_error_exit;
+    error->base.emit_message = bm_jpeg_emit_message;
+    error->base.output_message = bm_jpeg_output_message;
+    error->last_message[0] = 0;
+}
+
+static void bm_copy_message(char *message, size_t message_size, const char *text) {
+    if (message == NULL || message_size == 0) return;
+    snprintf(message, message_size, "%s", text);
+}
+
+struct bm_jpeg_reader {
+    struct jpeg_decompress_struct cinfo;
+    bm_jpeg_error error;
+};
+
+/* EXIF orientation from the APP1 segments libjpeg saved; 1 when absent or malformed. */
+static int bm_exif_orientation(j_decompress_ptr cinfo) {
+    for (jpeg_saved_marker_ptr marker = cinfo->marker_list; marker != NULL; marker = marker->next) {
+        if (marker->marker != JPEG_APP0 + 1 || marker->data_length < 14) continue;
+        const uint8_t *data = marker->data;
+        if (memcmp(data, "Exif\0\0", 6) != 0) continue;
+        const uint8_t *tiff = data + 6;
+        size_t length = marker->data_length - 6;
+        int little = 0;
+        if (tiff[0] == 'I' && tiff[1] == 'I') little = 1;
+        else if (!(tiff[0] == 'M' && tiff[1] == 'M')) continue;
+#define BM_U16(p) (little ? (uint32_t)((p)[0] | ((p)[1] << 8)) : (uint32_t)(((p)[0] << 8) | (p)[1]))
+#define BM_U32(p)                                                                               \
+    (little ? ((uint32_t)(p)[0] | ((uint32_t)(p)[1] << 8) | ((uint32_t)(p)[2] << 16) |            \
+               ((uint32_t)(p)[3] << 24))                                                        \
+            : (((uint32_t)(p)[0] << 24) | ((uint32_t)(p)[1] << 16) | ((uint32_t)(p)[2] << 8) |    \
+               (uint32_t)(p)[3]))
+        if (BM_U16(tiff + 2) != 42) continue;
+        uint32_t ifd = BM_U32(tiff + 4);
+        if (ifd > length || length - ifd < 2) continue;
+        uint32_t count = BM_U16(tiff + ifd);
+        for (uint32_t index = 0; index < count; index++) {
+            size_t entry = (size_t)ifd + 2 + (size_t)index * 12;
+            if (entry + 12 > length) break;
+            if (BM_U16(tiff + entry) == 0x0112 && BM_U16(tiff + entry + 2) == 3) {
+                uint32_t value = BM_U16(tiff + entry + 8);
+                return (value >= 1 && value <= 8) ? (int)value : 1;
+            }
+        }
+#undef BM_U16
+#undef BM_U32
+    }
+    return 1;
+}
+
+bm_jpeg_reader *bm_jpeg_open(const uint8_t *data, size_t size, bm_jpeg_info *info, char *message,
+                             size_t message_size) {
+    bm_jpeg_reader *reader = calloc(1, sizeof(bm_jpeg_reader));
+    if (reader == NULL) {
+        bm_copy_message(message, message_size, "out of memory");
+        return NULL;
+    }
+    bm_jpeg_error_init(&reader->error);
+    reader->cinfo.err = &reader->error.base;
+    if (setjmp(reader->error.jump)) {
+        bm_copy_message(message, message_size, reader->error.last_message);
+        jpeg_destroy_decompress(&reader->cinfo);
+        free(reader);
+        return NULL;
+    }
+    jpeg_create_decompress(&reader->cinfo);
+    jpeg_mem_src(&reader->cinfo, data, (unsigned long)size);
+    jpeg_save_markers(&reader->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_read_header(&reader->cinfo, TRUE);
+    info->width = (int)reader->cinfo.image_width;
+    info->height = (int)reader->cinfo.image_height;
+    info->components = reader->cinfo.num_components;
+    info->progressive = reader->cinfo.progressive_mode ? 1 : 0;
+    info->orientation = bm_exif_orientation(&reader->cinfo);
+    return reader;
+}
+
+static void bm_jpeg_set_scale(j_decompress_ptr cinfo, int scale_num) {
+    cinfo->scale_num = (unsigned int)(scale_num < 1 ? 1 : scale_num > 8 ? 8 : scale_num);
+    cinfo->scale_denom = 8;
+    /* CMYK and YCCK cannot be converted to RGB by libjpeg: take CMYK and convert below. */
+    if (cinfo->jpeg_color_space == JCS_CMYK || cinfo->jpeg_color_space == JCS_YCCK) {
+        cinfo->out_color_space = JCS_CMYK;
+    } else {
+        cinfo->out_color_space = JCS_RGB;
+    }
+    cinfo->dct_method = JDCT_ISLOW;
+}
+
+int bm_jpeg_scaled_size(bm_jpeg_reader *reader, int scale_num, int *width, int *height,
+                        char *message, size_t message_size) {
+    if (setjmp(reader->error.jump)) {
+        bm_copy_message(message, message_size, reader->error.last_message);
+        return BM_IMAGE_ERROR;
+    }
+    bm_jpeg_set_scale(&reader->cinfo, scale_num);
+    jpeg_calc_output_dimensions(&reader->cinfo);
+    *width = (int)reader->cinfo.output_width;
+    *height = (int)reader->cinfo.output_height;
+    return BM_IMAGE_OK;
+}
+
+int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, size_t capacity,
+                       char *message, size_t message_size) {
+    j_decompress_ptr cinfo = &reader->cinfo;
+    /* volatile: changed between setjmp and a possible longjmp. */
+    uint8_t *volatile cmyk_row = NULL;
+    if (setjmp(reader->error.jump)) {
+        bm_copy_message(message, message_size, reader->error.last_message);
+        free(cmyk_row);
+        return BM_IMAGE_ERROR;
+    }
+    bm_jpeg_set_scale(cinfo, scale_num);
+    jpeg_start_decompress(cinfo);
+    size_t width = cinfo->output_width;
+    if (capacity < width * cinfo->output_height * 3) {
+        jpeg_abort_decompress(cinfo);
+        bm_copy_message(message, message_size, "pixel buffer too small");
+        return BM_IMAGE_ERROR;
+    }
+    int is_cmyk = cinfo->out_color_space == JCS_CMYK;
+    if (is_cmyk) {
+        cmyk_row = malloc(width * 4);
+        if (cmyk_row == NULL) {
+            jpeg_abort_decompress(cinfo);
+            bm_copy_message(message, message_size, "out of memory");
+            return BM_IMAGE_ERROR;
+        }
+    }
+    /* Photoshop writes CMYK inverted and marks it with an Adobe segment. */
+    int inverted = cinfo->saw_Adobe_marker;
+    while (cinfo->output_scanline < cinfo->output_height) {
+        uint8_t *row = pixels + (size_t)cinfo->output_scanline * width * 3;
+        if (!is_cmyk) {
+            JSAMPROW rows[1] = {row};
+            jpeg_read_scanlines(cinfo, rows, 1);
+            continue;
+        }
+        JSAMPROW rows[1] = {cmyk_row};
+        jpeg_read_scanlines(cinfo, rows, 1);
+        for (size_t x = 0; x < width; x++) {
+            unsigned c = cmyk_row[x * 4], m = cmyk_row[x * 4 + 1], y = cmyk_row[x * 4 + 2],
+                     k = cmyk_row[x * 4 + 3];
+            if (!inverted) {
+                c = 255 - c;
+                m = 255 - m;
+                y = 255 - y;
+                k = 255 - k;
+            }
+            row[x * 3] = (uint8_t)((c * k + 127) / 255);
+            row[x * 3 + 1] = (uint8_t)((m * k + 127) / 255);
+            row[x * 3 + 2] = (uint8_t)((y * k + 127) / 255);
+        }
+    }
+    jpeg_finish_decompress(cinfo);
+    free(cmyk_row);
+    cmyk_row = NULL;
+    if (reader->error.base.num_warnings > 0) {
+        bm_copy_message(message, message_size, reader->error.last_message);
+        return BM_IMAGE_ERROR;
+    }
+    return BM_IMAGE_OK;
+}
+
+void bm_jpeg_close(bm_jpeg_reader *reader) {
+    if (reader == NULL) return;
+    jpeg_destroy_decompress(&reader->cinfo);
+    free(reader);
+}
+
+/* A destination that grows one malloc'd buffer we own, so an error path can always free it. */
+typedef struct {
+    struct jpeg_destination_mgr base;
+    uint8_t *buffer;
+    size_t capacity;
+} bm_memory_destination;
+
+static void bm_destination_init(j_compress_ptr cinfo) {
+    bm_memory_destination *dest = (bm_memory_destination *)cinfo->dest;
+    dest->base.next_output_byte = dest->buffer;
+    dest->base.free_in_buffer = dest->capacity;
+}
+
+static boolean bm_destination_grow(j_compress_ptr cinfo) {
+    bm_memory_destination *dest = (bm_memory_destination *)cinfo->dest;
+    size_t capacity = dest->capacity * 2;
+    uint8_t *grown = realloc(dest->buffer, capacity);
+    if (grown == NULL) {
+        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    }
+    dest->base.next_output_byte = grown + dest->capacity;
+    dest->base.free_in_buffer = capacity - dest->capacity;
+    dest->buffer = grown;
+    dest->capacity = capacity;
+    return TRUE;
+}
+
+static void bm_destination_term(j_compress_ptr cinfo) { (void)cinfo; }
+
+/* Everything one encode call owns, on the heap so that no local changes between setjmp and
+ * longjmp (such locals would be indeterminate after the jump). */
+typedef struct {
+    struct jpeg_compress_struct cinfo;
+    bm_jpeg_error error;
+    bm_memory_destination dest;
+} bm_jpeg_writer;
+
+int bm_jpeg_encode(const uint8_t *pixels, int width, int height, int color, int quality,
+                   int progressive, uint8_t **output, size_t *output_size, char *message,
+                   size_t message_size) {
+    bm_jpeg_writer *writer = calloc(1, sizeof(bm_jpeg_writer));
+    if (writer == NULL) {
+        bm_copy_message(message, message_size, "out of memory");
+        return BM_IMAGE_ERROR;
+    }
+    j_compress_ptr cinfo = &writer->cinfo;
+    bm_jpeg_error_init(&writer->error);
+    cinfo->err = &writer->error.base;
+    writer->dest.capacity = (size_t)width * (size_t)height / 4 + 4096;
+    writer->dest.buffer = malloc(writer->dest.capacity);
+    if (setjmp(writer->error.jump)) {
+        bm_copy_message(message, message_size, writer->error.last_message);
+        jpeg_destroy_compress(cinfo);
+        free(writer->dest.buffer);
+        free(writer);
+        return BM_IMAGE_ERROR;
+    }
+    jpeg_create_compress(cinfo);
+    if (writer->dest.buffer == NULL) {
+        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+    }
+    writer->dest.base.init_destination = bm_destination_init;
+    writer->dest.base.empty_output_buffer = bm_destination_grow;
+    writer->dest.base.term_destination = bm_destination_term;
+    cinfo->dest = &writer->dest.base;
+    cinfo->image_width = (JDIMENSION)width;
+    cinfo->image_height = (JDIMENSION)height;
+    switch (color) {
+    case BM_COLOR_GRAY:
+        cinfo->input_components = 1;
+        cinfo->in_color_space = JCS_GRAYSCALE;
+        break;
+    case BM_COLOR_CMYK:
+        cinfo->input_components = 4;
+        cinfo->in_color_space = JCS_CMYK;
+        break;
+    default:
+        cinfo->input_components = 3;
+        cinfo->in_color_space = JCS_RGB;
+        break;
+    }
+    jpeg_set_defaults(cinfo);
+    jpeg_set_quality(cinfo, quality, TRUE);
+    cinfo->optimize_coding = TRUE;
+    cinfo->dct_method = JDCT_ISLOW;
+    if (progressive) {
+        jpeg_simple_progression(cinfo);
+    }
+    jpeg_start_compress(cinfo, TRUE);
+    size_t stride = (size_t)width * (size_t)cinfo->input_components;
+    while (cinfo->next_scanline < cinfo->image_height) {
+        JSAMPROW rows[1] = {(JSAMPROW)(pixels + (size_t)cinfo->next_scanline * stride)};
+        jpeg_write_scanlines(cinfo, rows, 1);
+    }
+    jpeg_finish_compress(cinfo);
+    *output = writer->dest.buffer;
+    *output_size = writer->dest.capacity - writer->dest.base.free_in_buffer;
+    jpeg_destroy_compress(cinfo);
+    free(writer);
+    return BM_IMAGE_OK;
+}
+
+void bm_image_free(void *buffer) { free(buffer); }
