@@ -38,7 +38,8 @@ public struct AuthenticatedContext: ChildRequestContext {
         guard let user = context.identity else {
             throw Problem(.unauthorized, .authenticationRequired, headers: [.wwwAuthenticate: "Bearer"])
         }
-        coreContext = .init(source: context)
+        // The parent's storage, not a fresh one: it holds the path parameters and the request logger.
+        coreContext = context.coreContext
         self.user = user
         clientKey = context.clientKey
     }
