@@ -77,3 +77,39 @@ struct PhotoBench: AsyncParsableCommand {
         return path
     }
 }
+
+/// `sample-photo`: a 4000 x 3000 photo-like JPEG as large as possible under a byte limit (for the
+/// upload memory benchmark: phones send photos of up to 10 MiB).
+struct SamplePhoto: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sample-photo", abstract: "Write a noisy 12-megapixel JPEG just under a size limit.")
+
+    @Option(help: "Largest size in bytes.") var maxBytes = 10 << 20
+    @Option(help: "Width in pixels.") var width = 4000
+    @Option(help: "Height in pixels.") var height = 3000
+    @Option(help: "Output file.") var output: String
+
+    func run() throws {
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        for index in pixels.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            pixels[index] = UInt8(truncatingIfNeeded: (index / 3 % width) / 16 &+ Int(state >> 57))
+        }
+        var best: [UInt8] = []
+        var (low, high) = (30, 100)
+        while low <= high {
+            let quality = (low + high) / 2
+            let jpeg = try JPEGWriter.encode(pixels: pixels, width: width, height: height, quality: quality)
+            if jpeg.count <= maxBytes {
+                best = jpeg
+                low = quality + 1
+            } else {
+                high = quality - 1
+            }
+        }
+        guard !best.isEmpty else { throw ValidationError("no quality fits \(maxBytes) bytes") }
+        try Data(best).write(to: URL(fileURLWithPath: output))
+        print("\(output): \(best.count) bytes")
+    }
+}
