@@ -44,7 +44,9 @@ struct PhotoBench: AsyncParsableCommand {
         let start = DispatchTime.now().uptimeNanoseconds
         try process.run()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw ValidationError("djpeg | cjpeg failed (libjpeg-turbo-progs?)") }
+        guard process.terminationStatus == 0 else {
+            throw ValidationError("djpeg | cjpeg failed (libjpeg-turbo-progs?)")
+        }
         return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
     }
 

@@ -62,7 +62,9 @@ struct UsersController {
             var limits = media.limits
             limits.files = 1
             try await MultipartFormReader(limits: limits, fileFields: ["avatar"]).read(request) { part in
-                if case .file(let name, _, let bytes) = part { staged.append(try await media.stage(bytes, field: name)) }
+                if case .file(let name, _, let bytes) = part {
+                    staged.append(try await media.stage(bytes, field: name))
+                }
             }
             guard let photo = staged.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
             guard

@@ -58,7 +58,9 @@ struct MultipartFormReader {
                 throw Problem(.validationFailed, .multipartMalformed)
             }
             if let failure = collector.failure { throw failure }
-            guard collector.silentBytes <= limits.headerBytes else { throw Problem(.payloadTooLarge, .partHeadersTooLarge) }
+            guard collector.silentBytes <= limits.headerBytes else {
+                throw Problem(.payloadTooLarge, .partHeadersTooLarge)
+            }
             for part in collector.takeCompleted() {
                 try await handle(part)
             }

@@ -128,7 +128,8 @@ struct PNGReader: ~Copyable {
         var width: Int32 = 0
         var height: Int32 = 0
         handle = try withImageMessage { message, size in
-            bm_png_open(bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &width, &height, message, size)
+            bm_png_open(
+                bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count, &width, &height, message, size)
         }
         self.width = Int(width)
         self.height = Int(height)

@@ -12,7 +12,9 @@ public final class ImageWorkers: Sendable {
     private let inputBytes = Recorder(label: "burgermap_image_input_bytes")
 
     /// Starts `threads` worker threads (one per core by default).
-    public init(threads: Int = ProcessInfo.processInfo.activeProcessorCount, processor: PhotoProcessor = PhotoProcessor()) {
+    public init(
+        threads: Int = ProcessInfo.processInfo.activeProcessorCount, processor: PhotoProcessor = PhotoProcessor()
+    ) {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
         pool.start()
         self.processor = processor

@@ -31,7 +31,8 @@ struct PhotosController {
         guard stat(path, &status) == 0, status.st_size > 0 else { throw Problem.notFound(.photoNotFound, id: id) }
         // Files are never rewritten in place, so inode, size and modification time name the bytes.
         let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        let etag = "\"\(String(status.st_ino, radix: 16))-\(String(status.st_size, radix: 16))-\(String(modified, radix: 16))\""
+        let etag =
+            "\"\(String(status.st_ino, radix: 16))-\(String(status.st_size, radix: 16))-\(String(modified, radix: 16))\""
         var headers: HTTPFields = [
             .contentType: "image/jpeg", .eTag: etag, .cacheControl: Self.cacheControl,
         ]

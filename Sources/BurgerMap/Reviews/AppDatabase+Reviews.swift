@@ -1,6 +1,5 @@
 import Foundation
 import GRDB
-import Synchronization
 
 /// What creating a review came to.
 enum ReviewCreation: Sendable {
@@ -41,7 +40,8 @@ extension AppDatabase {
         var reviews = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
             Review(
                 id: row["id"],
-                place: .init(id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
+                place: .init(
+                    id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
                 author: User(
                     id: row["user_id"], email: row["email"], nickname: row["nickname"], bio: row["bio"],
                     avatarUrl: (row["avatar_photo_id"] as Int64?).map(PhotoURL.thumbnail),
@@ -63,7 +63,8 @@ extension AppDatabase {
                 """,
             arguments: StatementArguments(ids))
         {
-            photos[row["review_id"], default: []].append(Photo(id: row["id"], width: row["width"], height: row["height"]))
+            photos[row["review_id"], default: []].append(
+                Photo(id: row["id"], width: row["width"], height: row["height"]))
         }
         for index in reviews.indices { reviews[index].photos = photos[reviews[index].id] ?? [] }
         return reviews
@@ -112,11 +113,15 @@ extension AppDatabase {
 
     /// Whether a user exists (lists of a missing user's reviews are `404`, not empty).
     func userExists(id: Int64) async throws -> Bool {
-        try await pool.read { db in try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true }
+        try await pool.read { db in
+            try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true
+        }
     }
 
     /// The first answer to an earlier request with this key, while it is replayed.
-    func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> (status: Int, body: [UInt8])? {
+    func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> (
+        status: Int, body: [UInt8]
+    )? {
         try await pool.read { db in try Self.idempotentAnswer(db, key, at: time) }
     }
 
@@ -125,7 +130,8 @@ extension AppDatabase {
     {
         guard
             let row = try Row.fetchOne(
-                db, sql: "SELECT status, body FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
+                db,
+                sql: "SELECT status, body FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
                 arguments: [key.userID, key.key, time.milliseconds - IdempotencyKey.lifetime])
         else { return nil }
         return (row["status"], [UInt8](row["body"] as Data))
@@ -149,17 +155,21 @@ extension AppDatabase {
                         sql: "DELETE FROM idempotent_requests WHERE user_id = ? AND key = ?",
                         arguments: [idempotency.userID, idempotency.key])
                 }
-                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM places WHERE id = ?", arguments: [draft.placeID]) == true
+                guard
+                    try Bool.fetchOne(db, sql: "SELECT 1 FROM places WHERE id = ?", arguments: [draft.placeID]) == true
                 else { return .placeMissing }
                 try db.execute(
                     sql: """
                         INSERT INTO reviews (place_id, author_id, rating, text, created_at, updated_at)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [draft.placeID, draft.authorID, draft.rating, draft.text, time.milliseconds, time.milliseconds])
+                    arguments: [
+                        draft.placeID, draft.authorID, draft.rating, draft.text, time.milliseconds, time.milliseconds,
+                    ])
                 let reviewID = db.lastInsertedRowID
                 for (position, photo) in photos.enumerated() {
-                    let photoID = try Self.insertPhoto(db, photo, owner: draft.authorID, review: reviewID, position: position, at: time)
+                    let photoID = try Self.insertPhoto(
+                        db, photo, owner: draft.authorID, review: reviewID, position: position, at: time)
                     try storage.install(photo, as: photoID)
                     installed.append(photoID)
                 }
@@ -169,7 +179,8 @@ extension AppDatabase {
                 let body = review.jsonBytes
                 if let idempotency {
                     try db.execute(
-                        sql: "INSERT INTO idempotent_requests (user_id, key, status, body, created_at) VALUES (?, ?, 201, ?, ?)",
+                        sql:
+                            "INSERT INTO idempotent_requests (user_id, key, status, body, created_at) VALUES (?, ?, 201, ?, ?)",
                         arguments: [idempotency.userID, idempotency.key, Data(body), time.milliseconds])
                 }
                 return .created(review, body: body)
@@ -177,11 +188,12 @@ extension AppDatabase {
         }
     }
 
-    private static func insertPhoto(
+    static func insertPhoto(
         _ db: Database, _ photo: StagedPhoto, owner: Int64, review: Int64?, position: Int, at time: Timestamp
     ) throws -> Int64 {
         try db.execute(
-            sql: "INSERT INTO photos (owner_id, review_id, position, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+            sql:
+                "INSERT INTO photos (owner_id, review_id, position, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [owner, review, position, photo.width, photo.height, time.milliseconds])
         return db.lastInsertedRowID
     }
@@ -218,7 +230,8 @@ extension AppDatabase {
                 guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }
                 guard owner.author == userID else { return .forbidden }
                 try db.execute(
-                    sql: "UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text), updated_at = ? WHERE id = ?",
+                    sql:
+                        "UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text), updated_at = ? WHERE id = ?",
                     arguments: [rating, text, time.milliseconds, id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
                 guard let review = try Self.review(db, id: id) else { return .notFound }
@@ -241,48 +254,4 @@ extension AppDatabase {
             }
         }
     }
-
-    /// Makes a staged photo the user's avatar, in one transaction with the rename of its files;
-    /// answers the updated user and the replaced avatar's photo id (whose files the caller removes).
-    func replaceAvatar(
-        userID: Int64, photo: StagedPhoto, storage: PhotoStorage, installed: InstalledPhotos,
-        at time: Timestamp = .now()
-    ) async throws -> (user: User, replaced: Int64?)? {
-        try await measured("replace_avatar") {
-            try await pool.write { db in
-                guard
-                    let previous = try Row.fetchOne(
-                        db, sql: "SELECT avatar_photo_id FROM users WHERE id = ?", arguments: [userID])
-                else { return nil }
-                let replaced: Int64? = previous["avatar_photo_id"]
-                let photoID = try Self.insertPhoto(db, photo, owner: userID, review: nil, position: 0, at: time)
-                try storage.install(photo, as: photoID)
-                installed.append(photoID)
-                try storage.flushFolder()
-                try db.execute(
-                    sql: "UPDATE users SET avatar_photo_id = ?, updated_at = ? WHERE id = ?",
-                    arguments: [photoID, time.milliseconds, userID])
-                if let replaced { try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [replaced]) }
-                guard let user = try Self.user(db, id: userID) else { throw StorageError.rowVanished("user") }
-                return (user, replaced)
-            }
-        }
-    }
-
-    /// Removes photo files that no row owns (left by a crash between rename and commit, or by
-    /// rows deleted while the service was down) and everything still in `incoming/`. Run at
-    /// start-up, before requests are served.
-    public func sweepOrphanedPhotos(in storage: PhotoStorage) async throws -> Int {
-        let stored = try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
-        return try storage.sweep { stored.contains($0) }
-    }
-}
-
-/// The photo ids a transaction gave final file names to, kept outside it so that the caller can
-/// remove those files when the transaction fails.
-final class InstalledPhotos: Sendable {
-    private let ids = Mutex<[Int64]>([])
-
-    func append(_ id: Int64) { ids.withLock { $0.append(id) } }
-    var all: [Int64] { ids.withLock { $0 } }
 }

@@ -195,7 +195,8 @@ enum ReviewRules {
             return nil
         }
         guard (1...5).contains(value) else {
-            errors.append(FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
+            errors.append(
+                FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
             return nil
         }
         return value

@@ -64,7 +64,9 @@ import Testing
             let markers = TestImages.markers(file)
             #expect(markers.contains(0xC0), "baseline SOF0")
             #expect(!markers.contains(0xC2), "not progressive")
-            #expect(markers.allSatisfy { !(0xE1...0xEF).contains($0) && $0 != 0xFE }, "no APPn but JFIF, no COM: \(markers)")
+            #expect(
+                markers.allSatisfy { !(0xE1...0xEF).contains($0) && $0 != 0xFE }, "no APPn but JFIF, no COM: \(markers)"
+            )
             let text = String(decoding: file, as: UTF8.self)
             #expect(!text.contains("Exif") && !text.contains("MM\0*"))
         }

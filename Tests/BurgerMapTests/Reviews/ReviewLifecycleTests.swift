@@ -43,9 +43,11 @@ struct ReviewLifecycleTests {
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
-            let older = try json(try await client.postReview(place: place, rating: "2", photos: [TestImages.jpeg()], token: bob.token))
+            let older = try json(
+                try await client.postReview(place: place, rating: "2", photos: [TestImages.jpeg()], token: bob.token))
             let review = try json(
-                try await client.postReview(place: place, rating: "4", photos: [TestImages.jpeg(), TestImages.jpeg()], token: alice.token))
+                try await client.postReview(
+                    place: place, rating: "4", photos: [TestImages.jpeg(), TestImages.jpeg()], token: alice.token))
             let id = try #require(review["id"] as? Int)
             let newestPhoto = try #require((review["photos"] as? [[String: Any]])?.first?["url"] as? String)
             var placeBody = try json(try await client.send(.get, "/v1/places/\(place)"))
@@ -56,7 +58,8 @@ struct ReviewLifecycleTests {
             #expect(forbidden.status == .forbidden)
             #expect(try problemCode(forbidden) == "forbidden")
             #expect(try await client.send(.delete, "/v1/reviews/\(id)", token: bob.token).status == .forbidden)
-            let invalid = try await client.send(.patch, "/v1/reviews/\(id)", json: ["rating": 9, "text": ""], token: alice.token)
+            let invalid = try await client.send(
+                .patch, "/v1/reviews/\(id)", json: ["rating": 9, "text": ""], token: alice.token)
             #expect(try problemCode(invalid) == "validation_failed")
             #expect((try json(invalid)["errors"] as? [[String: Any]])?.count == 2)
 

@@ -35,7 +35,8 @@ extension TestClientProtocol {
 
     /// Adds a place and returns its id.
     func addPlace(_ name: String, token: String) async throws -> Int64 {
-        let response = try await send(.post, "/v1/places", json: ["name": name, "lat": 37.5, "lng": 127.0], token: token)
+        let response = try await send(
+            .post, "/v1/places", json: ["name": name, "lat": 37.5, "lng": 127.0], token: token)
         return try #require((try json(response)["id"] as? NSNumber)?.int64Value)
     }
 

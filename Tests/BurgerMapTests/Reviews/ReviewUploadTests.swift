@@ -17,7 +17,8 @@ struct ReviewUploadTests {
             let place = try await client.addPlace("Patty Lab", token: alice.token)
             let rotated = TestImages.withEXIF(TestImages.jpeg(width: 320, height: 200), orientation: 6, gps: true)
             let response = try await client.postReview(
-                place: place, rating: "4", text: "Juicy.\nGreat fries.", photos: [rotated, TestImages.transparentPNG()],
+                place: place, rating: "4", text: "Juicy.\nGreat fries.",
+                photos: [rotated, TestImages.transparentPNG()],
                 token: alice.token)
             #expect(response.status == .created, "\(String(buffer: response.body)) \(place)")
             let review = try json(response)
@@ -30,13 +31,16 @@ struct ReviewUploadTests {
             #expect(photos.count == 2)
             #expect(photos[0]["width"] as? Int == 200 && photos[0]["height"] as? Int == 320)
             let firstURL = try #require(photos[0]["url"] as? String)
-            #expect(photos[0]["thumbnail_url"] as? String == firstURL.replacingOccurrences(of: ".jpg", with: "/thumbnail.jpg"))
+            #expect(
+                photos[0]["thumbnail_url"] as? String
+                    == firstURL.replacingOccurrences(of: ".jpg", with: "/thumbnail.jpg"))
 
             let files = try environment.photoFiles()
             #expect(files.stored.count == 4)
             #expect(files.incoming.isEmpty)
             let id = try #require((photos[0]["id"] as? NSNumber)?.int64Value)
-            let stored = try [UInt8](Data(contentsOf: URL(fileURLWithPath: environment.media.storage.path(photoID: id, thumbnail: false))))
+            let stored = try [UInt8](
+                Data(contentsOf: URL(fileURLWithPath: environment.media.storage.path(photoID: id, thumbnail: false))))
             #expect(!TestImages.markers(stored).contains(0xE1))
             let image = try TestImages.decode(stored)
             #expect(image.width == 200 && image.height == 320)
@@ -57,7 +61,8 @@ struct ReviewUploadTests {
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
             let review = try json(
-                try await client.postReview(place: place, photos: [TestImages.jpeg(width: 900, height: 600)], token: alice.token))
+                try await client.postReview(
+                    place: place, photos: [TestImages.jpeg(width: 900, height: 600)], token: alice.token))
             let photo = try #require((review["photos"] as? [[String: Any]])?.first)
             for (key, width) in [("url", 900), ("thumbnail_url", 400)] {
                 let url = try #require(photo[key] as? String)
@@ -70,7 +75,8 @@ struct ReviewUploadTests {
                 let image = try TestImages.decode(Array(buffer: response.body))
                 #expect(image.width == width)
 
-                let again = try await client.execute(uri: url, method: .get, headers: [.ifNoneMatch: "\"other\", \(etag)"])
+                let again = try await client.execute(
+                    uri: url, method: .get, headers: [.ifNoneMatch: "\"other\", \(etag)"])
                 #expect(again.status == .notModified)
                 #expect(again.body.readableBytes == 0)
                 #expect(again.headers[.eTag] == etag)
@@ -101,13 +107,20 @@ struct ReviewUploadTests {
                 ("heic", [TestImages.heic], "5", .unsupportedMediaType, "unsupported_media_type"),
                 ("zero bytes", [[]], "5", .badRequest, "invalid_image"),
                 ("truncated", [good, Array(jpeg.prefix(jpeg.count / 2))], "5", .badRequest, "invalid_image"),
-                ("bomb", [TestImages.withDeclaredSize(good, width: 65535, height: 65535)], "5", .contentTooLarge, "payload_too_large"),
+                (
+                    "bomb", [TestImages.withDeclaredSize(good, width: 65535, height: 65535)], "5", .contentTooLarge,
+                    "payload_too_large"
+                ),
                 ("six photos", Array(repeating: good, count: 6), "5", .contentTooLarge, "payload_too_large"),
-                ("10 MiB + 1", [good + [UInt8](repeating: 0, count: 10 << 20 + 1 - good.count)], "5", .contentTooLarge, "payload_too_large"),
+                (
+                    "10 MiB + 1", [good + [UInt8](repeating: 0, count: 10 << 20 + 1 - good.count)], "5",
+                    .contentTooLarge, "payload_too_large"
+                ),
                 ("bad rating after a good photo", [good], "6", .badRequest, "validation_failed"),
             ]
             for (name, photos, rating, status, code) in cases {
-                let response = try await client.postReview(place: place, rating: rating, photos: photos, token: alice.token)
+                let response = try await client.postReview(
+                    place: place, rating: rating, photos: photos, token: alice.token)
                 #expect(response.status == status, "\(name)")
                 #expect(try problemCode(response) == code, "\(name)")
             }
@@ -167,7 +180,8 @@ struct ReviewUploadTests {
             international.field("rating", "3")
             international.field("text", "맛있어요")
             international.raw(
-                "--burger map:=1\r\nContent-Disposition: form-data; name=\"photo\"; filename*=UTF-8''%EB%B2%84%EA%B1%B0.jpg\r\n\r\n")
+                "--burger map:=1\r\nContent-Disposition: form-data; name=\"photo\"; filename*=UTF-8''%EB%B2%84%EA%B1%B0.jpg\r\n\r\n"
+            )
             international.raw(bytes: TestImages.jpeg() + Array("\r\n".utf8))
             let created = try await client.upload(.post, uri, international, token: alice.token)
             #expect(created.status == .created, "\(String(buffer: created.body))")
