@@ -82,6 +82,12 @@ func withImageMessage<Result>(_ body: (UnsafeMutablePointer<CChar>, Int) -> Resu
 
 private let imageOK = Int32(BM_IMAGE_OK)
 
+/// A buffer for a decoder to fill. Not zeroed first: the decoders write every byte or fail, and
+/// zeroing megabytes that are about to be overwritten was measurable.
+private func pixelBuffer(_ count: Int) -> [UInt8] {
+    [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
+}
+
 /// An open libjpeg decoder over bytes that outlive it; the C handle is freed when it goes.
 struct JPEGReader: ~Copyable {
     private let handle: OpaquePointer
@@ -107,13 +113,38 @@ struct JPEGReader: ~Copyable {
         _ = try withImageMessage { message, size in
             bm_jpeg_scaled_size(handle, Int32(scaleNumerator), &width, &height, message, size) == imageOK ? () : nil
         }
-        var pixels = [UInt8](repeating: 0, count: Int(width) * Int(height) * 3)
+        var pixels = pixelBuffer(Int(width) * Int(height) * 3)
         _ = try withImageMessage { message, size in
             pixels.withUnsafeMutableBufferPointer { buffer in
                 bm_jpeg_decode_rgb(handle, Int32(scaleNumerator), buffer.baseAddress, buffer.count, message, size)
             } == imageOK ? () : nil
         }
         return RGBImage(width: Int(width), height: Int(height), pixels: pixels)
+    }
+
+    /// Decodes like `decode` and encodes the decoded image as a JPEG at the same time on a second
+    /// thread (for images that need no turn and no resize).
+    func decodeAndEncode(scaleNumerator: Int, quality: Int) throws(ImageError) -> (RGBImage, [UInt8]) {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        _ = try withImageMessage { message, size in
+            bm_jpeg_scaled_size(handle, Int32(scaleNumerator), &width, &height, message, size) == imageOK ? () : nil
+        }
+        var pixels = pixelBuffer(Int(width) * Int(height) * 3)
+        var output: UnsafeMutablePointer<UInt8>?
+        var outputSize = 0
+        _ = try withImageMessage { message, size in
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                bm_jpeg_decode_and_encode(
+                    handle, Int32(scaleNumerator), buffer.baseAddress, buffer.count, Int32(quality), &output,
+                    &outputSize, message, size)
+            } == imageOK ? () : nil
+        }
+        defer { bm_image_free(output) }
+        return (
+            RGBImage(width: Int(width), height: Int(height), pixels: pixels),
+            Array(UnsafeBufferPointer(start: output, count: outputSize))
+        )
     }
 }
 
@@ -139,7 +170,7 @@ struct PNGReader: ~Copyable {
 
     /// Decodes to RGB with transparency composited over white.
     func decode() throws(ImageError) -> RGBImage {
-        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        var pixels = pixelBuffer(width * height * 3)
         _ = try withImageMessage { message, size in
             pixels.withUnsafeMutableBufferPointer { buffer in
                 bm_png_decode_rgb(handle, buffer.baseAddress, buffer.count, message, size)

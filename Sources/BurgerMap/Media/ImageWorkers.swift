@@ -1,12 +1,48 @@
 import Foundation
 import Metrics
 import NIOPosix
+import Synchronization
+
+/// The cores image work may occupy. Each job holds one while it runs; a job may borrow a second
+/// one for a helper thread only when one is idle, so threads busy with images never outnumber
+/// the cores.
+public final class CoreBudget: Sendable {
+    private let busy = Atomic<Int>(0)
+    public let cores: Int
+
+    public init(cores: Int = ProcessInfo.processInfo.activeProcessorCount) {
+        self.cores = max(1, cores)
+    }
+
+    /// Takes an idle core if there is one.
+    public func borrow() -> Bool {
+        var current = busy.load(ordering: .relaxed)
+        while current < cores {
+            let (exchanged, original) = busy.compareExchange(
+                expected: current, desired: current + 1, ordering: .acquiringAndReleasing)
+            if exchanged { return true }
+            current = original
+        }
+        return false
+    }
+
+    /// Returns a core taken with `borrow` or `occupy`.
+    public func giveBack() {
+        busy.subtract(1, ordering: .acquiringAndReleasing)
+    }
+
+    /// Takes a core for a job (the worker pool never runs more jobs than cores).
+    public func occupy() {
+        busy.add(1, ordering: .acquiringAndReleasing)
+    }
+}
 
 /// Runs photo processing on its own threads, one per core, so that at most that many images are
 /// worked on at once and the event loops and the cooperative pool stay free for reads.
 public final class ImageWorkers: Sendable {
     private let pool: NIOThreadPool
     private let processor: PhotoProcessor
+    private let cores: CoreBudget
     private let duration = Metrics.Timer(label: "burgermap_image_processing_seconds")
     private let failures = Counter(label: "burgermap_image_rejected_total")
     private let inputBytes = Recorder(label: "burgermap_image_input_bytes")
@@ -17,6 +53,7 @@ public final class ImageWorkers: Sendable {
     ) {
         pool = NIOThreadPool(numberOfThreads: max(1, threads))
         pool.start()
+        cores = CoreBudget(cores: threads)
         self.processor = processor
     }
 
@@ -29,8 +66,12 @@ public final class ImageWorkers: Sendable {
         inputBytes.record(bytes.count)
         let start = DispatchTime.now().uptimeNanoseconds
         do {
-            let processed = try await pool.runIfActive { [processor] in
-                try bytes.withUnsafeBytes { buffer throws(ImageError) in try processor.process(buffer) }
+            let processed = try await pool.runIfActive { [processor, cores] in
+                cores.occupy()
+                defer { cores.giveBack() }
+                return try bytes.withUnsafeBytes { buffer throws(ImageError) in
+                    try processor.process(buffer, cores: cores)
+                }
             }
             duration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
             return processed

@@ -22,7 +22,11 @@ public struct PhotoProcessor: Sendable {
     public init() {}
 
     /// Processes one uploaded image. CPU-heavy (tens of milliseconds): call it off the event loop.
-    public func process(_ bytes: UnsafeRawBufferPointer) throws(ImageError) -> ProcessedPhoto {
+    /// When `cores` has a core to spare, a photo that needs no turn and no resize is encoded on a
+    /// second thread while it is decoded.
+    public func process(_ bytes: UnsafeRawBufferPointer, cores: CoreBudget? = nil) throws(ImageError)
+        -> ProcessedPhoto
+    {
         guard !bytes.isEmpty else { throw .corrupt("empty file") }
         guard let format = ImageFormat.detect(bytes) else { throw .unsupportedType }
         let decoded: RGBImage
@@ -38,7 +42,13 @@ public struct PhotoProcessor: Sendable {
             try checkDeclaredSize(width: Int(reader.info.width), height: Int(reader.info.height))
             orientation = Int(reader.info.orientation)
             let longest = max(Int(reader.info.width), Int(reader.info.height))
-            decoded = try reader.decode(scaleNumerator: Self.scaleNumerator(longestSide: longest, target: fullSide))
+            let scale = Self.scaleNumerator(longestSide: longest, target: fullSide)
+            if orientation == 1, Self.scaledLongestSide(longest, scale) <= fullSide, let cores, cores.borrow() {
+                defer { cores.giveBack() }
+                let (image, full) = try reader.decodeAndEncode(scaleNumerator: scale, quality: fullQuality)
+                return try finish(full: image, encoded: full)
+            }
+            decoded = try reader.decode(scaleNumerator: scale)
         case .png:
             let reader = try PNGReader(bytes)
             try checkDeclaredSize(width: reader.width, height: reader.height)
@@ -46,12 +56,22 @@ public struct PhotoProcessor: Sendable {
         }
         let (fullWidth, fullHeight) = Self.fit(width: decoded.width, height: decoded.height, within: fullSide)
         let full = try decoded.resized(width: fullWidth, height: fullHeight).oriented(orientation)
+        return try finish(full: full, encoded: JPEGWriter.encode(full, quality: fullQuality))
+    }
+
+    /// The stored pair from the upright full-size image and its JPEG: adds the thumbnail.
+    private func finish(full: RGBImage, encoded: [UInt8]) throws(ImageError) -> ProcessedPhoto {
         let (thumbWidth, thumbHeight) = Self.fit(width: full.width, height: full.height, within: thumbnailSide)
         let thumbnail = try full.resized(width: thumbWidth, height: thumbHeight)
         return ProcessedPhoto(
-            full: try JPEGWriter.encode(full, quality: fullQuality), width: full.width, height: full.height,
+            full: encoded, width: full.width, height: full.height,
             thumbnail: try JPEGWriter.encode(thumbnail, quality: thumbnailQuality), thumbnailWidth: thumbnail.width,
             thumbnailHeight: thumbnail.height)
+    }
+
+    /// libjpeg's output size for a side at scale n/8 (it rounds up).
+    static func scaledLongestSide(_ side: Int, _ numerator: Int) -> Int {
+        (side * numerator + 7) / 8
     }
 
     private func checkDeclaredSize(width: Int, height: Int) throws(ImageError) {

@@ -58,6 +58,14 @@ int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, s
 /// Frees the decoder.
 void bm_jpeg_close(bm_jpeg_reader *reader);
 
+/// `bm_jpeg_decode_rgb`, and at the same time, on a second thread, the decoded rows encoded as a
+/// baseline RGB JPEG at `quality` (as `bm_jpeg_encode`): for images that need no turn and no
+/// resize, the encoder follows the decoder row by row, as `djpeg | cjpeg` do. On success
+/// `*output` is a malloc'd buffer for `bm_image_free`; on any error nothing is left allocated.
+int bm_jpeg_decode_and_encode(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels,
+                              size_t capacity, int quality, uint8_t **output,
+                              size_t *output_size, char *message, size_t message_size);
+
 /// Encodes `pixels` (`components` bytes a pixel in `color` model) as a JPEG with no metadata
 /// segments but JFIF/Adobe, optimized Huffman tables, baseline unless `progressive` is 1.
 /// On success `*output` is a malloc'd buffer of `*output_size` bytes for `bm_image_free`.

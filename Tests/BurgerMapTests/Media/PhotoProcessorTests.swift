@@ -117,6 +117,29 @@ import Testing
         #expect(throws: ImageError.tooManyPixels(width: 8000, height: 7000)) { try process(png) }
     }
 
+    @Test func encodingWhileDecodingOnASpareCoreGivesTheSameFiles() throws {
+        let source = TestImages.noisyJPEG(width: 4000, height: 1000)
+        let cores = CoreBudget(cores: 2)
+        cores.occupy()
+        let serial = try source.withUnsafeBytes { try processor.process($0) }
+        let pipelined = try source.withUnsafeBytes { try processor.process($0, cores: cores) }
+        #expect(pipelined.width == 2000 && pipelined.height == 500)
+        #expect(pipelined.full == serial.full)
+        #expect(pipelined.thumbnail == serial.thumbnail)
+        #expect(cores.borrow(), "the borrowed core was given back")
+        #expect(!cores.borrow(), "no third core")
+        let spare = CoreBudget(cores: 2)
+        spare.occupy()
+        let truncated = Array(source.prefix(source.count / 3))
+        #expect {
+            try truncated.withUnsafeBytes { try processor.process($0, cores: spare) }
+        } throws: { error in
+            if case ImageError.corrupt = error { return true }
+            return false
+        }
+        #expect(spare.borrow() && !spare.borrow(), "given back after a failure too")
+    }
+
     @Test func decodeScaleKeepsEnoughPixelsForTheTarget() {
         #expect(PhotoProcessor.scaleNumerator(longestSide: 2048, target: 2048) == 8)
         #expect(PhotoProcessor.scaleNumerator(longestSide: 3000, target: 2048) == 8)

@@ -1,19 +1,7 @@
-#include <setjmp.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jpeglib.h>
-#include <jerror.h>
-
-#include "CImageCodec.h"
-
-/* An error manager whose error_exit jumps back to the active call instead of exiting. */
-typedef struct {
-    struct jpeg_error_mgr base;
-    jmp_buf jump;
-    char last_message[JMSG_LENGTH_MAX];
-} bm_jpeg_error;
+#include "JPEGShared.h"
 
 static void bm_jpeg_error_exit(j_common_ptr cinfo) {
     bm_jpeg_error *error = (bm_jpeg_error *)cinfo->err;
@@ -34,7 +22,7 @@ static void bm_jpeg_emit_message(j_common_ptr cinfo, int level) {
 
 static void bm_jpeg_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-static void bm_jpeg_error_init(bm_jpeg_error *error) {
+void bm_jpeg_error_init(bm_jpeg_error *error) {
     jpeg_std_error(&error->base);
     error->base.error_exit = bm_jpeg_error_exit;
     error->base.emit_message = bm_jpeg_emit_message;
@@ -42,15 +30,11 @@ static void bm_jpeg_error_init(bm_jpeg_error *error) {
     error->last_message[0] = 0;
 }
 
-static void bm_copy_message(char *message, size_t message_size, const char *text) {
+void bm_copy_message(char *message, size_t message_size, const char *text) {
     if (message == NULL || message_size == 0) return;
     snprintf(message, message_size, "%s", text);
 }
 
-struct bm_jpeg_reader {
-    struct jpeg_decompress_struct cinfo;
-    bm_jpeg_error error;
-};
 
 /* EXIF orientation from the APP1 segments libjpeg saved; 1 when absent or malformed. */
 static int bm_exif_orientation(j_decompress_ptr cinfo) {
@@ -139,8 +123,9 @@ int bm_jpeg_scaled_size(bm_jpeg_reader *reader, int scale_num, int *width, int *
     return BM_IMAGE_OK;
 }
 
-int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, size_t capacity,
-                       char *message, size_t message_size) {
+int bm_jpeg_decode_rows(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, size_t capacity,
+                        bm_rows_done rows_done, void *context, char *message,
+                        size_t message_size) {
     j_decompress_ptr cinfo = &reader->cinfo;
     /* volatile: changed between setjmp and a possible longjmp. */
     uint8_t *volatile cmyk_row = NULL;
@@ -170,6 +155,9 @@ int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, s
     int inverted = cinfo->saw_Adobe_marker;
     while (cinfo->output_scanline < cinfo->output_height) {
         uint8_t *row = pixels + (size_t)cinfo->output_scanline * width * 3;
+        if (rows_done != NULL && cinfo->output_scanline % 16 == 0 && cinfo->output_scanline > 0) {
+            rows_done(context, (int)cinfo->output_scanline);
+        }
         if (!is_cmyk) {
             JSAMPROW rows[1] = {row};
             jpeg_read_scanlines(cinfo, rows, 1);
@@ -191,6 +179,7 @@ int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, s
             row[x * 3 + 2] = (uint8_t)((y * k + 127) / 255);
         }
     }
+    if (rows_done != NULL) rows_done(context, (int)cinfo->output_height);
     jpeg_finish_decompress(cinfo);
     free(cmyk_row);
     cmyk_row = NULL;
@@ -201,112 +190,15 @@ int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, s
     return BM_IMAGE_OK;
 }
 
+int bm_jpeg_decode_rgb(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, size_t capacity,
+                       char *message, size_t message_size) {
+    return bm_jpeg_decode_rows(reader, scale_num, pixels, capacity, NULL, NULL, message,
+                               message_size);
+}
+
 void bm_jpeg_close(bm_jpeg_reader *reader) {
     if (reader == NULL) return;
     jpeg_destroy_decompress(&reader->cinfo);
     free(reader);
 }
 
-/* A destination that grows one malloc'd buffer we own, so an error path can always free it. */
-typedef struct {
-    struct jpeg_destination_mgr base;
-    uint8_t *buffer;
-    size_t capacity;
-} bm_memory_destination;
-
-static void bm_destination_init(j_compress_ptr cinfo) {
-    bm_memory_destination *dest = (bm_memory_destination *)cinfo->dest;
-    dest->base.next_output_byte = dest->buffer;
-    dest->base.free_in_buffer = dest->capacity;
-}
-
-static boolean bm_destination_grow(j_compress_ptr cinfo) {
-    bm_memory_destination *dest = (bm_memory_destination *)cinfo->dest;
-    size_t capacity = dest->capacity * 2;
-    uint8_t *grown = realloc(dest->buffer, capacity);
-    if (grown == NULL) {
-        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
-    }
-    dest->base.next_output_byte = grown + dest->capacity;
-    dest->base.free_in_buffer = capacity - dest->capacity;
-    dest->buffer = grown;
-    dest->capacity = capacity;
-    return TRUE;
-}
-
-static void bm_destination_term(j_compress_ptr cinfo) { (void)cinfo; }
-
-/* Everything one encode call owns, on the heap so that no local changes between setjmp and
- * longjmp (such locals would be indeterminate after the jump). */
-typedef struct {
-    struct jpeg_compress_struct cinfo;
-    bm_jpeg_error error;
-    bm_memory_destination dest;
-} bm_jpeg_writer;
-
-int bm_jpeg_encode(const uint8_t *pixels, int width, int height, int color, int quality,
-                   int progressive, uint8_t **output, size_t *output_size, char *message,
-                   size_t message_size) {
-    bm_jpeg_writer *writer = calloc(1, sizeof(bm_jpeg_writer));
-    if (writer == NULL) {
-        bm_copy_message(message, message_size, "out of memory");
-        return BM_IMAGE_ERROR;
-    }
-    j_compress_ptr cinfo = &writer->cinfo;
-    bm_jpeg_error_init(&writer->error);
-    cinfo->err = &writer->error.base;
-    writer->dest.capacity = (size_t)width * (size_t)height / 4 + 4096;
-    writer->dest.buffer = malloc(writer->dest.capacity);
-    if (setjmp(writer->error.jump)) {
-        bm_copy_message(message, message_size, writer->error.last_message);
-        jpeg_destroy_compress(cinfo);
-        free(writer->dest.buffer);
-        free(writer);
-        return BM_IMAGE_ERROR;
-    }
-    jpeg_create_compress(cinfo);
-    if (writer->dest.buffer == NULL) {
-        ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
-    }
-    writer->dest.base.init_destination = bm_destination_init;
-    writer->dest.base.empty_output_buffer = bm_destination_grow;
-    writer->dest.base.term_destination = bm_destination_term;
-    cinfo->dest = &writer->dest.base;
-    cinfo->image_width = (JDIMENSION)width;
-    cinfo->image_height = (JDIMENSION)height;
-    switch (color) {
-    case BM_COLOR_GRAY:
-        cinfo->input_components = 1;
-        cinfo->in_color_space = JCS_GRAYSCALE;
-        break;
-    case BM_COLOR_CMYK:
-        cinfo->input_components = 4;
-        cinfo->in_color_space = JCS_CMYK;
-        break;
-    default:
-        cinfo->input_components = 3;
-        cinfo->in_color_space = JCS_RGB;
-        break;
-    }
-    jpeg_set_defaults(cinfo);
-    jpeg_set_quality(cinfo, quality, TRUE);
-    cinfo->optimize_coding = TRUE;
-    cinfo->dct_method = JDCT_ISLOW;
-    if (progressive) {
-        jpeg_simple_progression(cinfo);
-    }
-    jpeg_start_compress(cinfo, TRUE);
-    size_t stride = (size_t)width * (size_t)cinfo->input_components;
-    while (cinfo->next_scanline < cinfo->image_height) {
-        JSAMPROW rows[1] = {(JSAMPROW)(pixels + (size_t)cinfo->next_scanline * stride)};
-        jpeg_write_scanlines(cinfo, rows, 1);
-    }
-    jpeg_finish_compress(cinfo);
-    *output = writer->dest.buffer;
-    *output_size = writer->dest.capacity - writer->dest.base.free_in_buffer;
-    jpeg_destroy_compress(cinfo);
-    free(writer);
-    return BM_IMAGE_OK;
-}
-
-void bm_image_free(void *buffer) { free(buffer); }
