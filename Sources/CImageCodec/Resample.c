@@ -58,14 +58,10 @@ int bm_resize_rgb(const uint8_t *source, int source_width, int source_height, ui
     bm_span *y_spans = bm_spans(source_height, target_height, &y_weights);
     /* Horizontal pass into 8.8 fixed-point rows, then vertical pass into the target. */
     uint16_t *rows = malloc(sizeof(uint16_t) * (size_t)target_width * 3 * (size_t)source_height);
-    if (x_spans == NULL || y_spans == NULL || rows == NULL) {
-        free(x_spans);
-        free(x_weights);
-        free(y_spans);
-        free(y_weights);
-        free(rows);
-        return BM_IMAGE_ERROR;
-    }
+    size_t stride = (size_t)target_width * 3;
+    uint32_t *sums = malloc(sizeof(uint32_t) * stride);
+    int status = BM_IMAGE_ERROR;
+    if (x_spans == NULL || y_spans == NULL || rows == NULL || sums == NULL) goto done;
     for (int y = 0; y < source_height; y++) {
         const uint8_t *in = source + (size_t)y * (size_t)source_width * 3;
         uint16_t *out = rows + (size_t)y * (size_t)target_width * 3;
@@ -84,16 +80,6 @@ int bm_resize_rgb(const uint8_t *source, int source_width, int source_height, ui
             out[x * 3 + 2] = (uint16_t)((b + 128) >> 8);
         }
     }
-    size_t stride = (size_t)target_width * 3;
-    uint32_t *sums = malloc(sizeof(uint32_t) * stride);
-    if (sums == NULL) {
-        free(x_spans);
-        free(x_weights);
-        free(y_spans);
-        free(y_weights);
-        free(rows);
-        return BM_IMAGE_ERROR;
-    }
     for (int y = 0; y < target_height; y++) {
         bm_span span = y_spans[y];
         const int *w = y_weights + span.weight_offset;
@@ -109,13 +95,15 @@ int bm_resize_rgb(const uint8_t *source, int source_width, int source_height, ui
             out[c] = (uint8_t)(value > 255 ? 255 : value);
         }
     }
+    status = BM_IMAGE_OK;
+done:
     free(sums);
     free(x_spans);
     free(x_weights);
     free(y_spans);
     free(y_weights);
     free(rows);
-    return BM_IMAGE_OK;
+    return status;
 }
 
 void bm_orient_rgb(const uint8_t *source, int width, int height, int orientation,

@@ -56,26 +56,14 @@ struct UsersController {
     /// `PUT /v1/users/me/avatar`: a multipart form with one file part `avatar`, processed like
     /// review photos; answers `Me`. The previous avatar's row and files go.
     @Sendable func replaceAvatar(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        var staged: [StagedPhoto] = []
-        let installed = InstalledPhotos()
-        do {
-            var limits = media.limits
-            limits.files = 1
-            try await MultipartFormReader(limits: limits, fileFields: ["avatar"]).read(request) { part in
-                if case .file(let name, _, let bytes) = part {
-                    staged.append(try await media.stage(bytes, field: name))
-                }
-            }
-            guard let photo = staged.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
+        try await media.receive(request, fileField: "avatar", maxFiles: 1) { upload in
+            guard let photo = upload.photos.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
             guard
                 let result = try await database.replaceAvatar(
-                    userID: context.user.id, photo: photo, storage: media.storage, installed: installed)
+                    userID: context.user.id, photo: photo, storage: media.storage, installed: upload.installed)
             else { throw Problem(.unauthorized, .accessTokenInvalid) }
             if let replaced = result.replaced { media.storage.remove(photoIDs: [replaced]) }
             return try await database.me(result.user).response()
-        } catch {
-            media.cleanUp(staged: staged, installed: installed)
-            throw error
         }
     }
 }

@@ -52,8 +52,6 @@ struct MultipartFormReader {
             collector.silentBytes += buffer.readableBytes
             do {
                 try parser.execute(buffer)
-            } catch let problem as Problem {
-                throw problem
             } catch {
                 throw Problem(.validationFailed, .multipartMalformed)
             }
@@ -101,6 +99,26 @@ struct MultipartFormReader {
         }
         return boundary
     }
+}
+
+/// The text parts of a multipart form, each allowed once and required to be UTF-8.
+struct FormFields {
+    private var values: [String: String] = [:]
+    private(set) var errors: [FieldError] = []
+
+    mutating func record(_ name: String, _ bytes: [UInt8]) {
+        guard let text = String(validating: bytes, as: UTF8.self) else {
+            errors.append(FieldError(field: name, code: "not_utf8", .fieldNotUTF8))
+            return
+        }
+        guard values[name] == nil else {
+            errors.append(FieldError(field: name, code: "duplicate", .fieldDuplicate))
+            return
+        }
+        values[name] = text
+    }
+
+    func text(_ name: String) -> String? { values[name] }
 }
 
 /// The parser's callbacks land here: they cannot throw, so a broken limit is kept in `failure`

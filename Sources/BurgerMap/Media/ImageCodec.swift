@@ -108,44 +108,46 @@ struct JPEGReader: ~Copyable {
     /// Decodes to RGB at DCT scale `scaleNumerator`/8, which libjpeg does far faster than
     /// decoding in full and shrinking.
     func decode(scaleNumerator: Int) throws(ImageError) -> RGBImage {
-        var width: Int32 = 0
-        var height: Int32 = 0
+        var image = try scaledImage(scaleNumerator)
         _ = try withImageMessage { message, size in
-            bm_jpeg_scaled_size(handle, Int32(scaleNumerator), &width, &height, message, size) == imageOK ? () : nil
-        }
-        var pixels = pixelBuffer(Int(width) * Int(height) * 3)
-        _ = try withImageMessage { message, size in
-            pixels.withUnsafeMutableBufferPointer { buffer in
+            image.pixels.withUnsafeMutableBufferPointer { buffer in
                 bm_jpeg_decode_rgb(handle, Int32(scaleNumerator), buffer.baseAddress, buffer.count, message, size)
             } == imageOK ? () : nil
         }
-        return RGBImage(width: Int(width), height: Int(height), pixels: pixels)
+        return image
     }
 
     /// Decodes like `decode` and encodes the decoded image as a JPEG at the same time on a second
     /// thread (for images that need no turn and no resize).
     func decodeAndEncode(scaleNumerator: Int, quality: Int) throws(ImageError) -> (RGBImage, [UInt8]) {
-        var width: Int32 = 0
-        var height: Int32 = 0
-        _ = try withImageMessage { message, size in
-            bm_jpeg_scaled_size(handle, Int32(scaleNumerator), &width, &height, message, size) == imageOK ? () : nil
-        }
-        var pixels = pixelBuffer(Int(width) * Int(height) * 3)
+        var image = try scaledImage(scaleNumerator)
         var output: UnsafeMutablePointer<UInt8>?
         var outputSize = 0
         _ = try withImageMessage { message, size in
-            pixels.withUnsafeMutableBufferPointer { buffer in
+            image.pixels.withUnsafeMutableBufferPointer { buffer in
                 bm_jpeg_decode_and_encode(
                     handle, Int32(scaleNumerator), buffer.baseAddress, buffer.count, Int32(quality), &output,
                     &outputSize, message, size)
             } == imageOK ? () : nil
         }
-        defer { bm_image_free(output) }
-        return (
-            RGBImage(width: Int(width), height: Int(height), pixels: pixels),
-            Array(UnsafeBufferPointer(start: output, count: outputSize))
-        )
+        return (image, takeImageBuffer(output, outputSize))
     }
+
+    /// An image of the size a decode at `scaleNumerator`/8 produces, its pixels not yet written.
+    private func scaledImage(_ scaleNumerator: Int) throws(ImageError) -> RGBImage {
+        var width: Int32 = 0
+        var height: Int32 = 0
+        _ = try withImageMessage { message, size in
+            bm_jpeg_scaled_size(handle, Int32(scaleNumerator), &width, &height, message, size) == imageOK ? () : nil
+        }
+        return RGBImage(width: Int(width), height: Int(height), pixels: pixelBuffer(Int(width) * Int(height) * 3))
+    }
+}
+
+/// Copies a buffer that the C target allocated into an array and frees it.
+private func takeImageBuffer(_ buffer: UnsafeMutablePointer<UInt8>?, _ count: Int) -> [UInt8] {
+    defer { bm_image_free(buffer) }
+    return Array(UnsafeBufferPointer(start: buffer, count: count))
 }
 
 /// An open libpng decoder over bytes that outlive it.
@@ -218,8 +220,7 @@ public enum JPEGWriter {
                 pixels, Int32(width), Int32(height), color.code, Int32(quality), progressive ? 1 : 0, &output,
                 &outputSize, message, size) == imageOK ? () : nil
         }
-        defer { bm_image_free(output) }
-        return Array(UnsafeBufferPointer(start: output, count: outputSize))
+        return takeImageBuffer(output, outputSize)
     }
 
     /// Encodes an RGB image.

@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 
 /// What photo uploads need: the image workers, the files, and the upload limits.
 public struct MediaServices: Sendable {
@@ -36,9 +37,39 @@ public struct MediaServices: Sendable {
         return try storage.stage(processed)
     }
 
-    /// Removes every file a failed upload left: staged ones and ones already renamed.
-    func cleanUp(staged: [StagedPhoto], installed: InstalledPhotos) {
-        for photo in staged { storage.discard(photo) }
-        storage.remove(photoIDs: installed.all)
+    /// Reads a multipart form whose parts named `fileField` are photos (at most `maxFiles`),
+    /// processing and staging each photo as soon as its part is complete, then runs `body` with
+    /// the upload. Staged files that `body` did not rename are removed in any case; if anything
+    /// throws, the renamed ones (`PhotoUpload.installed`) are removed too, so a failed request
+    /// leaves no file.
+    func receive<Result>(
+        _ request: Request, fileField: String, maxFiles: Int, _ body: (PhotoUpload) async throws -> Result
+    ) async throws -> Result {
+        var upload = PhotoUpload()
+        defer { for photo in upload.photos { storage.discard(photo) } }
+        var limits = self.limits
+        limits.files = maxFiles
+        do {
+            try await MultipartFormReader(limits: limits, fileFields: [fileField]).read(request) { part in
+                switch part {
+                case .field(let name, let value):
+                    upload.fields.record(name, value)
+                case .file(let name, _, let bytes):
+                    upload.photos.append(try await stage(bytes, field: name))
+                }
+            }
+            return try await body(upload)
+        } catch {
+            storage.remove(photoIDs: upload.installed.all)
+            throw error
+        }
     }
+}
+
+/// A multipart upload once read: its text parts and its photos, staged in `incoming/`.
+struct PhotoUpload {
+    var fields = FormFields()
+    var photos: [StagedPhoto] = []
+    /// The photo ids a transaction renamed this upload's files to.
+    let installed = InstalledPhotos()
 }

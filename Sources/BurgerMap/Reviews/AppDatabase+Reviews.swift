@@ -30,22 +30,25 @@ extension AppDatabase {
     private static let reviewSelect = """
         SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at, r.updated_at,
                p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
-               u.id AS user_id, u.email, u.nickname, u.bio, u.avatar_photo_id, u.created_at AS user_created_at
+               \(userColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
         FROM reviews AS r JOIN places AS p ON p.id = r.place_id JOIN users AS u ON u.id = r.author_id
         """
+
+    /// The author's columns of `reviewSelect` (the last ones, as `userColumns` lists them), read as
+    /// accounts read them.
+    private static let authorScope = ScopeAdapter([
+        "author": SuffixRowAdapter(fromIndex: 12)
+    ])
 
     /// The reviews a query over `reviewSelect` returns, in its order, each with its photos (read
     /// for the whole page in one query).
     private static func reviews(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Review] {
-        var reviews = try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+        var reviews = try Row.fetchAll(db, sql: sql, arguments: arguments, adapter: authorScope).map { row in
             Review(
                 id: row["id"],
                 place: .init(
                     id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
-                author: User(
-                    id: row["user_id"], email: row["email"], nickname: row["nickname"], bio: row["bio"],
-                    avatarUrl: (row["avatar_photo_id"] as Int64?).map(PhotoURL.thumbnail),
-                    createdAt: Timestamp(milliseconds: row["user_created_at"])),
+                author: user(row.scopes["author"]!),
                 rating: row["rating"], text: row["text"], photos: [], likeCount: row["like_count"],
                 bookmarkCount: row["bookmark_count"], commentCount: row["comment_count"], likedByMe: false,
                 bookmarkedByMe: false, createdAt: Timestamp(milliseconds: row["created_at"]),

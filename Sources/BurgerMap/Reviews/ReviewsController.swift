@@ -28,8 +28,9 @@ struct ReviewsController {
         let viewerAware = routes.group().add(middleware: authentication)
         viewerAware.get(":id/reviews") { request, context in
             let id = try context.parameters.resourceID(.placeNotFound)
-            guard try await database.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
-            return try await list(request, context, scope: .place(id))
+            return try await list(request, context, scope: .place(id)) {
+                guard try await database.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
+            }
         }
         viewerAware.group(context: AuthenticatedContext.self).post(":id/reviews", use: create)
         return routes
@@ -40,14 +41,20 @@ struct ReviewsController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.group().add(middleware: authentication).get(":id/reviews") { request, context in
             let id = try context.parameters.resourceID(.userNotFound)
-            guard try await database.userExists(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
-            return try await list(request, context, scope: .author(id))
+            return try await list(request, context, scope: .author(id)) {
+                guard try await database.userExists(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
+            }
         }
         return routes
     }
 
     /// A page of reviews, newest first (ties by id), keyset-paged with a cursor signed for this list.
-    func list(_ request: Request, _ context: AppRequestContext, scope: ReviewListScope) async throws -> Response {
+    /// `checkOwnerExists` runs only when the page is empty: a list of a missing place or user is
+    /// `404`, and a list with reviews proves its owner exists without a second read.
+    func list(
+        _ request: Request, _ context: AppRequestContext, scope: ReviewListScope,
+        checkOwnerExists: () async throws -> Void = {}
+    ) async throws -> Response {
         var reader = QueryReader(request)
         let limit = reader.int("limit", in: 1...100, default: 20)
         try reader.validate()
@@ -55,6 +62,7 @@ struct ReviewsController {
             try cursors.decode(ReviewListKey.self, from: $0, scope: scope.cursorScope)
         }
         let page = try await database.reviews(scope, after: after, limit: limit)
+        if page.items.isEmpty { try await checkOwnerExists() }
         let next = page.hasMore ? page.items.last.map { cursors.encode($0.listKey, scope: scope.cursorScope) } : nil
         return Page(items: page.items, nextCursor: next).response(for: request)
     }
@@ -76,33 +84,19 @@ struct ReviewsController {
             return jsonResponse(answer.body, status: HTTPResponse.Status(code: answer.status))
         }
         guard try await database.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
-        var staged: [StagedPhoto] = []
-        let installed = InstalledPhotos()
-        do {
-            var fields = FormFields()
-            try await MultipartFormReader(limits: media.limits, fileFields: ["photo"]).read(request) { part in
-                switch part {
-                case .field(let name, let value):
-                    fields.record(name, value)
-                case .file(let name, _, let bytes):
-                    staged.append(try await media.stage(bytes, field: name))
-                }
-            }
-            let draft = try Self.draft(fields, placeID: placeID, authorID: context.user.id)
+        return try await media.receive(request, fileField: "photo", maxFiles: media.limits.files) { upload in
+            let draft = try Self.draft(upload.fields, placeID: placeID, authorID: context.user.id)
             let outcome = try await database.createReview(
-                draft, photos: staged, storage: media.storage, idempotency: idempotency, installed: installed)
+                draft, photos: upload.photos, storage: media.storage, idempotency: idempotency,
+                installed: upload.installed)
             switch outcome {
             case .created(_, let body):
                 return jsonResponse(body, status: .created)
             case .replayed(let status, let body):
-                media.cleanUp(staged: staged, installed: installed)
                 return jsonResponse(body, status: HTTPResponse.Status(code: status))
             case .placeMissing:
                 throw Problem.notFound(.placeNotFound, id: placeID)
             }
-        } catch {
-            media.cleanUp(staged: staged, installed: installed)
-            throw error
         }
     }
 
@@ -142,7 +136,7 @@ struct ReviewsController {
         let body = try await request.decodeJSON(as: UpdateBody.self)
         var validator = BodyValidator()
         validator.check { errors in
-            if let rating = body.rating { _ = ReviewRules.rating(String(rating), into: &errors) }
+            if let rating = body.rating { ReviewRules.checkRating(rating, into: &errors) }
             if let text = body.text { ReviewRules.checkText(text, into: &errors) }
         }
         try validator.validate()
@@ -166,40 +160,23 @@ struct ReviewsController {
     }
 }
 
-/// The text parts of a multipart form, each allowed once and required to be UTF-8.
-struct FormFields {
-    private var values: [String: String] = [:]
-    private(set) var errors: [FieldError] = []
-
-    mutating func record(_ name: String, _ bytes: [UInt8]) {
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            errors.append(FieldError(field: name, code: "not_utf8", .fieldNotUTF8))
-            return
-        }
-        guard values[name] == nil else {
-            errors.append(FieldError(field: name, code: "duplicate", .fieldDuplicate))
-            return
-        }
-        values[name] = text
-    }
-
-    func text(_ name: String) -> String? { values[name] }
-}
-
 /// The contract's rules for review fields.
 enum ReviewRules {
-    /// `rating`: an integer 1…5 (as text in a form).
+    /// `rating` as text in a form: an integer 1…5.
     static func rating(_ text: String, into errors: inout [FieldError]) -> Int? {
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             errors.append(FieldError(field: "rating", code: "not_integer", .fieldNotInteger))
             return nil
         }
-        guard (1...5).contains(value) else {
-            errors.append(
-                FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
-            return nil
-        }
-        return value
+        let count = errors.count
+        checkRating(value, into: &errors)
+        return errors.count == count ? value : nil
+    }
+
+    /// `rating`: 1…5.
+    static func checkRating(_ value: Int, into errors: inout [FieldError]) {
+        guard !(1...5).contains(value) else { return }
+        errors.append(FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
     }
 
     /// `text`: 1…2000 characters, line breaks allowed, not only white space.
