@@ -20,6 +20,12 @@ enum RefreshOutcome: Equatable {
 extension AppDatabase {
     static let userColumns = "id, email, nickname, bio, avatar_photo_id, created_at"
 
+    /// `userColumns` of the table aliased `alias` in a join (`u.id, u.email, …`).
+    static func userColumns(of alias: String) -> String {
+        userColumns.split(separator: ",").map { "\(alias)." + $0.trimmingCharacters(in: .whitespaces) }
+            .joined(separator: ", ")
+    }
+
     /// One account, read on a connection already held.
     static func user(_ db: Database, id: Int64) throws -> User? {
         try Row.fetchOne(db, sql: "SELECT \(userColumns) FROM users WHERE id = ?", arguments: [id]).map(user)
@@ -103,16 +109,6 @@ extension AppDatabase {
     public func user(id: Int64) async throws -> User? {
         try await measured("user") {
             try await pool.read { db in try Self.user(db, id: id) }
-        }
-    }
-
-    /// A user's counts, and whether `viewer` follows them. Follows arrive with a later issue;
-    /// until then their counts are zero.
-    func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
-        try await pool.read { db in
-            ProfileStats(
-                reviewCount: try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM reviews WHERE author_id = ?", arguments: [userID]) ?? 0)
         }
     }
 

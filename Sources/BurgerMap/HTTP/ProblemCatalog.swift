@@ -25,7 +25,9 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case noSuchRoute, methodNotAllowed, bodyTooLarge, mediaTypeNotSupported, requestMalformed
     case requestNotServed, invalidJSON, fieldsInvalid, cursorNotIssued, databaseUnavailable, internalError
     // Missing things.
-    case placeNotFound, userNotFound, reviewNotFound, photoNotFound
+    case placeNotFound, userNotFound, reviewNotFound, photoNotFound, commentNotFound
+    // Likes, comments, follows.
+    case notCommentAuthor, notCommentOrReviewAuthor, cannotFollowYourself
     // Reviews and uploads.
     case notReviewAuthor, imageUnsupported, imageInvalid, imageTooManyPixels, photoTooLarge, partTooLarge
     case tooManyPhotos, partHeadersTooLarge, multipartMalformed, multipartTruncated, multipartBoundaryMissing
@@ -86,7 +88,10 @@ public enum ProblemCatalog {
         ],
     ]
 
-    public static let messages: [MessageKey: [Language: String]] = [
+    /// Every message template, by key and language.
+    public static let messages = coreMessages.merging(socialMessages) { first, _ in first }
+
+    private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],
         .methodNotAllowed: [
             .english: "The method is not allowed on this route.", .korean: "이 경로에서 허용되지 않는 메서드입니다.",

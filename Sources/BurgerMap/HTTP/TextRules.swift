@@ -17,6 +17,17 @@ enum TextRules {
         checkLength(text, field: field, length, into: &errors)
     }
 
+    /// Prose people write (a review, a comment): 1…`maxLength` characters, line breaks allowed,
+    /// not only white space.
+    static func checkProse(_ text: String, field: String, maxLength: Int, into errors: inout [FieldError]) {
+        if text.allSatisfy(\.isWhitespace) {
+            errors.append(
+                FieldError(field: field, code: "too_short", .fieldLength, ["min": "1", "max": "\(maxLength)"]))
+            return
+        }
+        checkText(text, field: field, 1...maxLength, allowingLineBreaks: true, into: &errors)
+    }
+
     static func checkLength(_ text: String, field: String, _ length: ClosedRange<Int>, into errors: inout [FieldError])
     {
         // Bound the work before counting characters of a huge string.

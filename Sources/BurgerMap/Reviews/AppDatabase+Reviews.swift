@@ -11,8 +11,8 @@ enum ReviewCreation: Sendable {
     case placeMissing
 }
 
-/// What an author-only change to a review came to.
-enum ReviewChange<Value: Sendable>: Sendable {
+/// What a change that only an object's owner (or, for comments, the review's author) may make came to.
+public enum OwnerOnlyChange<Value: Sendable>: Sendable {
     case done(Value)
     case notFound
     case forbidden
@@ -27,100 +27,6 @@ struct IdempotencyKey: Sendable, Hashable {
 }
 
 extension AppDatabase {
-    private static let reviewSelect = """
-        SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at, r.updated_at,
-               p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
-               \(userColumns.split(separator: ",").map { "u." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-        FROM reviews AS r JOIN places AS p ON p.id = r.place_id JOIN users AS u ON u.id = r.author_id
-        """
-
-    /// The author's columns of `reviewSelect` (the last ones, as `userColumns` lists them), read as
-    /// accounts read them.
-    private static let authorScope = ScopeAdapter([
-        "author": SuffixRowAdapter(fromIndex: 12)
-    ])
-
-    /// The reviews a query over `reviewSelect` returns, in its order, each with its photos (read
-    /// for the whole page in one query).
-    private static func reviews(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Review] {
-        var reviews = try Row.fetchAll(db, sql: sql, arguments: arguments, adapter: authorScope).map { row in
-            Review(
-                id: row["id"],
-                place: .init(
-                    id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
-                author: user(row.scopes["author"]!),
-                rating: row["rating"], text: row["text"], photos: [], likeCount: row["like_count"],
-                bookmarkCount: row["bookmark_count"], commentCount: row["comment_count"], likedByMe: false,
-                bookmarkedByMe: false, createdAt: Timestamp(milliseconds: row["created_at"]),
-                updatedAt: Timestamp(milliseconds: row["updated_at"]))
-        }
-        guard !reviews.isEmpty else { return reviews }
-        let ids = reviews.map(\.id)
-        let placeholders = Array(repeating: "?", count: ids.count).joined(separator: ",")
-        var photos: [Int64: [Photo]] = [:]
-        for row in try Row.fetchAll(
-            db,
-            sql: """
-                SELECT id, review_id, width, height FROM photos
-                WHERE review_id IN (\(placeholders)) ORDER BY review_id, position
-                """,
-            arguments: StatementArguments(ids))
-        {
-            photos[row["review_id"], default: []].append(
-                Photo(id: row["id"], width: row["width"], height: row["height"]))
-        }
-        for index in reviews.indices { reviews[index].photos = photos[reviews[index].id] ?? [] }
-        return reviews
-    }
-
-    private static func review(_ db: Database, id: Int64) throws -> Review? {
-        try reviews(db, sql: "\(reviewSelect) WHERE r.id = ?", arguments: [id]).first
-    }
-
-    /// One review, or `nil`.
-    func review(id: Int64) async throws -> Review? {
-        try await measured("review") {
-            try await pool.read { db in try Self.review(db, id: id) }
-        }
-    }
-
-    /// One page of a newest-first review list, starting strictly after `after`.
-    func reviews(_ scope: ReviewListScope, after: ReviewListKey?, limit: Int) async throws
-        -> (items: [Review], hasMore: Bool)
-    {
-        try await measured("reviews") {
-            try await pool.read { db in
-                var conditions: [String] = []
-                var arguments: [any DatabaseValueConvertible] = []
-                switch scope {
-                case .all: break
-                case .place(let id):
-                    conditions.append("r.place_id = ?")
-                    arguments.append(id)
-                case .author(let id):
-                    conditions.append("r.author_id = ?")
-                    arguments.append(id)
-                }
-                if let after {
-                    conditions.append("(r.created_at, r.id) < (?, ?)")
-                    arguments += [after.createdAt.milliseconds, after.id]
-                }
-                let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
-                let page = try Self.reviews(
-                    db, sql: "\(Self.reviewSelect) \(filter) ORDER BY r.created_at DESC, r.id DESC LIMIT ?",
-                    arguments: StatementArguments(arguments + [limit + 1]))
-                return (Array(page.prefix(limit)), page.count > limit)
-            }
-        }
-    }
-
-    /// Whether a user exists (lists of a missing user's reviews are `404`, not empty).
-    func userExists(id: Int64) async throws -> Bool {
-        try await pool.read { db in
-            try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true
-        }
-    }
-
     /// The first answer to an earlier request with this key, while it is replayed.
     func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> (
         status: Int, body: [UInt8]
@@ -178,7 +84,7 @@ extension AppDatabase {
                 }
                 if !photos.isEmpty { try storage.flushFolder() }
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
-                guard let review = try Self.review(db, id: reviewID) else { throw StorageError.rowVanished("review") }
+                guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else { throw StorageError.rowVanished("review") }
                 let body = review.jsonBytes
                 if let idempotency {
                     try db.execute(
@@ -226,7 +132,7 @@ extension AppDatabase {
 
     /// Changes the rating and/or text of the caller's own review.
     func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp = .now())
-        async throws -> ReviewChange<Review>
+        async throws -> OwnerOnlyChange<Review>
     {
         try await measured("update_review") {
             try await pool.write { db in
@@ -237,7 +143,7 @@ extension AppDatabase {
                         "UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text), updated_at = ? WHERE id = ?",
                     arguments: [rating, text, time.milliseconds, id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
-                guard let review = try Self.review(db, id: id) else { return .notFound }
+                guard let review = try Self.review(db, id: id, viewer: userID) else { return .notFound }
                 return .done(review)
             }
         }
@@ -245,7 +151,7 @@ extension AppDatabase {
 
     /// Deletes the caller's own review with its photo rows (and, by cascade, what hangs on it);
     /// answers the photo ids whose files the caller then removes.
-    func deleteReview(id: Int64, by userID: Int64) async throws -> ReviewChange<[Int64]> {
+    func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]> {
         try await measured("delete_review") {
             try await pool.write { db in
                 guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }

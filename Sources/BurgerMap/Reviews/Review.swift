@@ -24,23 +24,7 @@ public struct Review: Sendable, Equatable {
     public var updatedAt: Timestamp
 
     /// The keyset position of this review in a newest-first list.
-    public var listKey: ReviewListKey { ReviewListKey(createdAt: createdAt, id: id) }
-}
-
-/// Where a newest-first review list continues: strictly before this (time, id).
-public struct ReviewListKey: Sendable, Hashable {
-    public var createdAt: Timestamp
-    public var id: Int64
-}
-
-extension ReviewListKey: CursorPosition {
-    public var cursorText: String { "\(createdAt.milliseconds)|\(id)" }
-
-    public init?(cursorText: String) {
-        let parts = cursorText.split(separator: "|")
-        guard parts.count == 2, let time = Int64(parts[0]), let id = Int64(parts[1]) else { return nil }
-        self.init(createdAt: Timestamp(milliseconds: time), id: id)
-    }
+    public var listKey: TimeKey { TimeKey(time: createdAt, id: id) }
 }
 
 /// Which reviews a list shows.

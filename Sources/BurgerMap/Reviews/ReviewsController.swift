@@ -55,22 +55,17 @@ struct ReviewsController {
         _ request: Request, _ context: AppRequestContext, scope: ReviewListScope,
         checkOwnerExists: () async throws -> Void = {}
     ) async throws -> Response {
-        var reader = QueryReader(request)
-        let limit = reader.int("limit", in: 1...100, default: 20)
-        try reader.validate()
-        let after = try reader.text("cursor").map {
-            try cursors.decode(ReviewListKey.self, from: $0, scope: scope.cursorScope)
-        }
-        let page = try await database.reviews(scope, after: after, limit: limit)
+        let query = try ListQuery(request, cursors: cursors, scope: scope.cursorScope)
+        let page = try await database.reviews(
+            scope, after: query.after, limit: query.limit, viewer: context.identity?.id)
         if page.items.isEmpty { try await checkOwnerExists() }
-        let next = page.hasMore ? page.items.last.map { cursors.encode($0.listKey, scope: scope.cursorScope) } : nil
-        return Page(items: page.items, nextCursor: next).response(for: request)
+        return page.response(for: request, query: query, cursors: cursors)
     }
 
     /// `GET /v1/reviews/{id}`.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        guard let review = try await database.review(id: id) else { throw Problem.notFound(.reviewNotFound, id: id) }
+        guard let review = try await database.review(id: id, viewer: context.identity?.id) else { throw Problem.notFound(.reviewNotFound, id: id) }
         return review.response()
     }
 
@@ -181,10 +176,6 @@ enum ReviewRules {
 
     /// `text`: 1…2000 characters, line breaks allowed, not only white space.
     static func checkText(_ text: String, into errors: inout [FieldError]) {
-        if text.allSatisfy(\.isWhitespace) {
-            errors.append(FieldError(field: "text", code: "too_short", .fieldLength, ["min": "1", "max": "2000"]))
-            return
-        }
-        TextRules.checkText(text, field: "text", 1...2000, allowingLineBreaks: true, into: &errors)
+        TextRules.checkProse(text, field: "text", maxLength: 2000, into: &errors)
     }
 }

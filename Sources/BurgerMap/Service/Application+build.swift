@@ -69,6 +69,18 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
     router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
+    let reactions = ReactionsController(database: database, cursors: cursors, authentication: authentication)
+    router.addRoutes(reactions.endpoints, atPath: "/v1/reviews")
+    router.addRoutes(reactions.personalEndpoints, atPath: "/v1/me")
+    let comments = CommentsController(database: database, cursors: cursors, authentication: authentication)
+    router.addRoutes(comments.reviewEndpoints, atPath: "/v1/reviews")
+    router.addRoutes(comments.endpoints, atPath: "/v1/comments")
+    router.addRoutes(
+        FollowsController(database: database, cursors: cursors, authentication: authentication).endpoints,
+        atPath: "/v1/users")
+    router.addRoutes(
+        FeedController(database: database, cursors: cursors, authentication: authentication).endpoints,
+        atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
     return router

@@ -116,6 +116,81 @@ extension AppDatabase {
                     ) WITHOUT ROWID;
                     """)
         }
+        migrator.registerMigration("v4-social") { db in
+            try db.execute(
+                sql: """
+                    -- Likes, bookmarks and follows are pairs: the primary key makes a second PUT of the
+                    -- same pair a no-op, however many arrive at once. The counts they feed are kept by
+                    -- the triggers below, in the statement that adds or removes the pair (cascades too).
+                    CREATE TABLE review_likes (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, review_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX review_likes_by_user_time ON review_likes(user_id, created_at, review_id);
+                    CREATE INDEX review_likes_by_review ON review_likes(review_id);
+                    CREATE TRIGGER review_likes_count_insert AFTER INSERT ON review_likes BEGIN
+                        UPDATE reviews SET like_count = like_count + 1 WHERE id = NEW.review_id;
+                    END;
+                    CREATE TRIGGER review_likes_count_delete AFTER DELETE ON review_likes BEGIN
+                        UPDATE reviews SET like_count = like_count - 1 WHERE id = OLD.review_id;
+                    END;
+                    CREATE TABLE review_bookmarks (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (user_id, review_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX review_bookmarks_by_user_time ON review_bookmarks(user_id, created_at, review_id);
+                    CREATE INDEX review_bookmarks_by_review ON review_bookmarks(review_id);
+                    CREATE TRIGGER review_bookmarks_count_insert AFTER INSERT ON review_bookmarks BEGIN
+                        UPDATE reviews SET bookmark_count = bookmark_count + 1 WHERE id = NEW.review_id;
+                    END;
+                    CREATE TRIGGER review_bookmarks_count_delete AFTER DELETE ON review_bookmarks BEGIN
+                        UPDATE reviews SET bookmark_count = bookmark_count - 1 WHERE id = OLD.review_id;
+                    END;
+                    CREATE TABLE comments (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
+                        author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        text TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 1000),
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX comments_by_review ON comments(review_id, created_at, id);
+                    CREATE INDEX comments_by_author ON comments(author_id);
+                    CREATE TRIGGER comments_count_insert AFTER INSERT ON comments BEGIN
+                        UPDATE reviews SET comment_count = comment_count + 1 WHERE id = NEW.review_id;
+                    END;
+                    CREATE TRIGGER comments_count_delete AFTER DELETE ON comments BEGIN
+                        UPDATE reviews SET comment_count = comment_count - 1 WHERE id = OLD.review_id;
+                    END;
+                    CREATE TABLE follows (
+                        follower_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        followee_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (follower_id, followee_id),
+                        CHECK (follower_id <> followee_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX follows_by_follower_time ON follows(follower_id, created_at, followee_id);
+                    CREATE INDEX follows_by_followee_time ON follows(followee_id, created_at, follower_id);
+                    ALTER TABLE users ADD COLUMN follower_count INTEGER NOT NULL DEFAULT 0 CHECK (follower_count >= 0);
+                    ALTER TABLE users ADD COLUMN following_count INTEGER NOT NULL DEFAULT 0 CHECK (following_count >= 0);
+                    CREATE TRIGGER follows_count_insert AFTER INSERT ON follows BEGIN
+                        UPDATE users SET follower_count = follower_count + 1 WHERE id = NEW.followee_id;
+                        UPDATE users SET following_count = following_count + 1 WHERE id = NEW.follower_id;
+                    END;
+                    CREATE TRIGGER follows_count_delete AFTER DELETE ON follows BEGIN
+                        UPDATE users SET follower_count = follower_count - 1 WHERE id = OLD.followee_id;
+                        UPDATE users SET following_count = following_count - 1 WHERE id = OLD.follower_id;
+                    END;
+                    -- The feed walks all reviews newest first and keeps those of followed authors:
+                    -- with the author in the index that walk never reads a table row.
+                    CREATE INDEX reviews_by_time_with_author ON reviews(created_at, id, author_id);
+                    DROP INDEX reviews_by_time;
+                    """)
+        }
         return migrator
     }
 

@@ -1,0 +1,101 @@
+import GRDB
+
+extension AppDatabase {
+    private static let commentSelect = """
+        SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(userColumns(of: "u"))
+        FROM comments AS c JOIN users AS u ON u.id = c.author_id
+        """
+
+    /// The author's columns of `commentSelect` (after the five comment columns).
+    private static let commentAuthorScope = ScopeAdapter(["author": SuffixRowAdapter(fromIndex: 5)])
+
+    private static func comments(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Comment] {
+        try Row.fetchAll(db, sql: sql, arguments: arguments, adapter: commentAuthorScope).map { row in
+            Comment(
+                id: row["id"], reviewID: row["review_id"], author: user(row.scopes["author"]!), text: row["text"],
+                createdAt: Timestamp(milliseconds: row["created_at"]),
+                updatedAt: Timestamp(milliseconds: row["updated_at"]))
+        }
+    }
+
+    private static func comment(_ db: Database, id: Int64) throws -> Comment? {
+        try comments(db, sql: "\(commentSelect) WHERE c.id = ?", arguments: [id]).first
+    }
+
+    /// A page of a review's comments, oldest first (ties by id).
+    public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+        try await measured("comments") {
+            try await pool.read { db in
+                let order = KeysetOrder.oldestFirst
+                let keyset = order.after(after, time: "c.created_at", id: "c.id")
+                let rows = try Self.comments(
+                    db,
+                    sql: """
+                        \(Self.commentSelect) WHERE c.review_id = ?\(keyset.sql)
+                        \(order.orderBy(time: "c.created_at", id: "c.id")) LIMIT ?
+                        """,
+                    arguments: StatementArguments([reviewID] + keyset.arguments + [limit + 1]))
+                return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
+            }
+        }
+    }
+
+    /// Whether a review exists (the comments of a missing review are `404`, not empty).
+    func reviewExists(id: Int64) async throws -> Bool {
+        try await pool.read { db in try Self.reviewExists(db, id: id) }
+    }
+
+    /// Adds a comment to a review (its count follows in the same statement); `nil` when the
+    /// review does not exist (any more).
+    public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp = .now())
+        async throws -> Comment?
+    {
+        try await measured("add_comment") {
+            try await pool.write { db in
+                guard try Self.reviewExists(db, id: reviewID) else { return nil }
+                try db.execute(
+                    sql: "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [reviewID, author, text, time.milliseconds, time.milliseconds])
+                return try Self.comment(db, id: db.lastInsertedRowID)
+            }
+        }
+    }
+
+    /// The comment's author and the author of its review, or `nil`.
+    private static func commentOwnership(_ db: Database, id: Int64) throws -> (author: Int64, reviewAuthor: Int64)? {
+        try Row.fetchOne(
+            db,
+            sql: "SELECT c.author_id, r.author_id AS review_author FROM comments AS c JOIN reviews AS r ON r.id = c.review_id WHERE c.id = ?",
+            arguments: [id]
+        ).map { ($0["author_id"], $0["review_author"]) }
+    }
+
+    /// Changes the text of the caller's own comment; anyone else's is `.forbidden`.
+    public func updateComment(id: Int64, by userID: Int64, text: String, at time: Timestamp = .now()) async throws
+        -> OwnerOnlyChange<Comment>
+    {
+        try await measured("update_comment") {
+            try await pool.write { db in
+                guard let owner = try Self.commentOwnership(db, id: id) else { return .notFound }
+                guard owner.author == userID else { return .forbidden }
+                try db.execute(
+                    sql: "UPDATE comments SET text = ?, updated_at = ? WHERE id = ?",
+                    arguments: [text, time.milliseconds, id])
+                guard let comment = try Self.comment(db, id: id) else { return .notFound }
+                return .done(comment)
+            }
+        }
+    }
+
+    /// Deletes a comment: its author may, and so may the author of the review it is on.
+    public func deleteComment(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<Void> {
+        try await measured("delete_comment") {
+            try await pool.write { db in
+                guard let owner = try Self.commentOwnership(db, id: id) else { return .notFound }
+                guard owner.author == userID || owner.reviewAuthor == userID else { return .forbidden }
+                try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+                return .done(())
+            }
+        }
+    }
+}

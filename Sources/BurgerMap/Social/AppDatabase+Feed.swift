@@ -1,0 +1,80 @@
+import GRDB
+
+/// How a feed page was found (the benchmark and tests look at both roads; the answer is the same).
+public enum FeedPlan: Sendable {
+    /// Let the feed choose: the time window first, the per-author merge when it comes up short.
+    case automatic
+    /// Walk all reviews newest first from the cursor, keeping followed authors', up to the window.
+    case timeWindow
+    /// Read each followed author's reviews before the cursor and keep the newest.
+    case perAuthor
+}
+
+extension AppDatabase {
+    /// How many reviews (of anyone) the time-window road reads before it gives up. A reader who
+    /// follows 1% of the authors fills a page of 20 within about 2,000; a sparser feed is cheaper
+    /// by author.
+    static let feedWindow = 4_000
+
+    /// The authors whose reviews make up `viewer`'s feed: the people they follow, and themselves.
+    private static let feedAuthors =
+        "SELECT followee_id FROM follows WHERE follower_id = ? UNION ALL SELECT ?"
+
+    /// A page of `viewer`'s feed: the reviews of the people they follow and their own, newest
+    /// first (ties by id), keyset-paged on (created_at, id).
+    ///
+    /// Two roads give the same page. The time window walks the covering index of all reviews
+    /// from the cursor and keeps followed authors' reviews: its cost depends on how dense they
+    /// are, not on how deep the page is. When the window holds fewer than a page (a sparse
+    /// feed, or its end), the per-author road seeks each followed author's reviews before the
+    /// cursor and keeps the newest: its cost is what those authors wrote before the cursor.
+    public func feed(of viewer: Int64, after: TimeKey?, limit: Int, plan: FeedPlan = .automatic) async throws
+        -> KeysetPage<Review>
+    {
+        try await measured("feed") {
+            try await pool.read { db in
+                var keys: [Row] = []
+                if plan != .perAuthor {
+                    keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: Self.feedWindow)
+                }
+                if plan == .perAuthor || (plan == .automatic && keys.count <= limit) {
+                    keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: nil)
+                }
+                let page = KeysetPage(
+                    rows: keys, limit: limit, item: { $0["id"] as Int64 },
+                    key: { TimeKey(time: Timestamp(milliseconds: $0["created_at"]), id: $0["id"]) })
+                return KeysetPage(items: try Self.reviews(db, ids: page.items, viewer: viewer), next: page.next)
+            }
+        }
+    }
+
+    /// Up to `limit + 1` (id, created_at) of feed reviews after `after`, newest first: within the
+    /// next `window` reviews of anyone when a window is given, else by author.
+    private static func feedKeys(_ db: Database, viewer: Int64, after: TimeKey?, limit: Int, window: Int?) throws
+        -> [Row]
+    {
+        let order = KeysetOrder.newestFirst
+        let keyset = order.after(after, time: "created_at", id: "id")
+        let orderBy = order.orderBy(time: "created_at", id: "id")
+        let sql: String
+        let arguments: [any DatabaseValueConvertible]
+        if let window {
+            sql = """
+                SELECT id, created_at FROM (
+                    SELECT id, created_at, author_id FROM reviews INDEXED BY reviews_by_time_with_author
+                    WHERE 1\(keyset.sql) \(orderBy) LIMIT ?)
+                WHERE author_id IN (\(feedAuthors))
+                \(orderBy) LIMIT ?
+                """
+            arguments = keyset.arguments + [window, viewer, viewer, limit + 1]
+        } else {
+            sql = """
+                SELECT id, created_at FROM reviews INDEXED BY reviews_by_author
+                WHERE author_id IN (\(feedAuthors))\(keyset.sql)
+                \(orderBy) LIMIT ?
+                """
+            arguments = [viewer, viewer] + keyset.arguments + [limit + 1]
+        }
+        return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+    }
+}

@@ -1,0 +1,99 @@
+import GRDB
+
+/// A follow after a toggle: whether the caller follows the user now, and that user's exact
+/// follower count.
+public struct FollowState: Sendable, Equatable {
+    public var following: Bool
+    public var followerCount: Int
+}
+
+/// Which side of the follow graph a list shows.
+public enum FollowList: Sendable {
+    /// The people who follow a user.
+    case followers
+    /// The people a user follows.
+    case following
+
+    /// The name cursors are signed with.
+    var cursorName: String {
+        switch self {
+        case .followers: "followers"
+        case .following: "following"
+        }
+    }
+}
+
+extension AppDatabase {
+    /// Makes `follower` follow (`active`) or stop following `followee`, idempotently; the pair's
+    /// primary key and the schema's triggers keep both users' counts exact. `nil` when `followee`
+    /// does not exist. Following oneself is refused by the caller (and by a CHECK).
+    public func setFollow(
+        _ active: Bool, follower: Int64, followee: Int64, at time: Timestamp = .now()
+    ) async throws -> FollowState? {
+        try await measured("set_follow") {
+            try await pool.write { db in
+                guard try Self.userExists(db, id: followee) else { return nil }
+                if active {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)
+                            ON CONFLICT DO NOTHING
+                            """,
+                        arguments: [follower, followee, time.milliseconds])
+                } else {
+                    try db.execute(
+                        sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?",
+                        arguments: [follower, followee])
+                }
+                let count = try Int.fetchOne(
+                    db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [followee])
+                return FollowState(following: active, followerCount: count ?? 0)
+            }
+        }
+    }
+
+    /// A page of a user's followers or followees, newest follow first (ties by user id).
+    public func follows(_ list: FollowList, of userID: Int64, after: TimeKey?, limit: Int) async throws
+        -> KeysetPage<User>
+    {
+        let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
+        return try await measured("follows") {
+            try await pool.read { db in
+                let order = KeysetOrder.newestFirst
+                let keyset = order.after(after, time: "f.created_at", id: "f.\(theirs)")
+                let rows = try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT \(Self.userColumns(of: "u")),
+                               f.created_at AS followed_at
+                        FROM follows AS f JOIN users AS u ON u.id = f.\(theirs)
+                        WHERE f.\(mine) = ?\(keyset.sql)
+                        \(order.orderBy(time: "f.created_at", id: "f.\(theirs)")) LIMIT ?
+                        """,
+                    arguments: StatementArguments([userID] + keyset.arguments + [limit + 1]))
+                return KeysetPage(
+                    rows: rows, limit: limit, item: Self.user,
+                    key: { TimeKey(time: Timestamp(milliseconds: $0["followed_at"]), id: $0["id"]) })
+            }
+        }
+    }
+
+    /// A user's counts, and whether `viewer` follows them (`false` without a viewer).
+    func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
+        try await pool.read { db in
+            let counts = try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT (SELECT count(*) FROM reviews WHERE author_id = ?1) AS review_count,
+                           follower_count, following_count,
+                           EXISTS (SELECT 1 FROM follows WHERE follower_id = ?2 AND followee_id = ?1) AS is_following
+                    FROM users WHERE id = ?1
+                    """,
+                arguments: [userID, viewer])
+            guard let counts else { return ProfileStats() }
+            return ProfileStats(
+                reviewCount: counts["review_count"], followerCount: counts["follower_count"],
+                followingCount: counts["following_count"], isFollowing: counts["is_following"])
+        }
+    }
+}

@@ -1,0 +1,31 @@
+/// A comment on a review (`Comment` in the contract).
+public struct Comment: Sendable, Equatable {
+    public var id: Int64
+    public var reviewID: Int64
+    public var author: User
+    public var text: String
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+
+    /// The keyset position of this comment in its review's oldest-first list.
+    public var listKey: TimeKey { TimeKey(time: createdAt, id: id) }
+}
+
+extension Comment: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("id")
+            writer.value(id)
+            writer.key("review_id")
+            writer.value(reviewID)
+            writer.key("author")
+            UserSummaryView(user: author).write(to: &writer)
+            writer.key("text")
+            writer.value(text)
+            writer.key("created_at")
+            writer.value(createdAt.rfc3339)
+            writer.key("updated_at")
+            writer.value(updatedAt.rfc3339)
+        }
+    }
+}

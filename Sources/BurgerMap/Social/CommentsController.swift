@@ -1,0 +1,83 @@
+import Hummingbird
+
+/// Comments: `GET`/`POST /v1/reviews/{id}/comments` (`reviewEndpoints`, mounted at `/v1/reviews`)
+/// and `PATCH`/`DELETE /v1/comments/{id}` (`endpoints`, mounted at `/v1/comments`).
+struct CommentsController {
+    let database: AppDatabase
+    let cursors: CursorCodec
+    let authentication: AccessTokenMiddleware
+
+    /// The routes under `/v1/reviews/{id}`.
+    var reviewEndpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get(":id/comments", use: list)
+        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+            .post(":id/comments", use: create)
+        return routes
+    }
+
+    /// The routes under `/v1/comments`.
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+            .patch(":id", use: update)
+            .delete(":id", use: delete)
+        return routes
+    }
+
+    struct TextBody: Decodable {
+        var text: String?
+    }
+
+    /// The `text` of a comment body: required, 1…1000 characters, not only white space.
+    static func text(of body: TextBody) throws -> String {
+        var validator = BodyValidator()
+        let text = validator.required(body.text, "text")
+        if let text { validator.check { TextRules.checkProse(text, field: "text", maxLength: 1000, into: &$0) } }
+        try validator.validate()
+        return text ?? ""
+    }
+
+    /// `GET /v1/reviews/{id}/comments`: a page of Comment, oldest first; an unknown review is `404`.
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.reviewNotFound)
+        let query = try ListQuery(request, cursors: cursors, scope: "comments|\(id)")
+        let page = try await database.comments(review: id, after: query.after, limit: query.limit)
+        // A non-empty page proves that the review exists.
+        if page.items.isEmpty, try await !database.reviewExists(id: id) {
+            throw Problem.notFound(.reviewNotFound, id: id)
+        }
+        return page.response(for: request, query: query, cursors: cursors)
+    }
+
+    /// `POST /v1/reviews/{id}/comments` `{text}`: `201` Comment.
+    @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.reviewNotFound)
+        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
+        guard let comment = try await database.addComment(review: id, author: context.user.id, text: text) else {
+            throw Problem.notFound(.reviewNotFound, id: id)
+        }
+        return comment.response(status: .created)
+    }
+
+    /// `PATCH /v1/comments/{id}` `{text}`: only the comment's author; anyone else is `403`.
+    @Sendable func update(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.commentNotFound)
+        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
+        switch try await database.updateComment(id: id, by: context.user.id, text: text) {
+        case .done(let comment): return comment.response()
+        case .notFound: throw Problem.notFound(.commentNotFound, id: id)
+        case .forbidden: throw Problem(.forbidden, .notCommentAuthor)
+        }
+    }
+
+    /// `DELETE /v1/comments/{id}`: the comment's author or the review's author; `204`.
+    @Sendable func delete(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.commentNotFound)
+        switch try await database.deleteComment(id: id, by: context.user.id) {
+        case .done: return Response(status: .noContent)
+        case .notFound: throw Problem.notFound(.commentNotFound, id: id)
+        case .forbidden: throw Problem(.forbidden, .notCommentOrReviewAuthor)
+        }
+    }
+}

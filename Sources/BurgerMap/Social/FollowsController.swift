@@ -1,0 +1,55 @@
+import Hummingbird
+
+/// Follows under `/v1/users/{id}`: `PUT`/`DELETE …/follow`, `GET …/followers`, `GET …/following`.
+struct FollowsController {
+    let database: AppDatabase
+    let cursors: CursorCodec
+    let authentication: AccessTokenMiddleware
+
+    /// The routes, mounted at `/v1/users`.
+    var endpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        let signedIn = routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        signedIn.put(":id/follow") { request, context in try await toggle(active: true, context: context) }
+        signedIn.delete(":id/follow") { request, context in try await toggle(active: false, context: context) }
+        routes.get(":id/followers") { request, context in try await list(.followers, request, context: context) }
+        routes.get(":id/following") { request, context in try await list(.following, request, context: context) }
+        return routes
+    }
+
+    /// `PUT` (active) or `DELETE` a follow: `200 {following, follower_count}` (the followed user's
+    /// count), idempotent. Following yourself is `400`, an unknown user `404`.
+    func toggle(active: Bool, context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.userNotFound)
+        if id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
+        guard let state = try await database.setFollow(active, follower: context.user.id, followee: id) else {
+            throw Problem.notFound(.userNotFound, id: id)
+        }
+        return FollowStateView(state: state).response()
+    }
+
+    /// A page of UserSummary, newest follow first; a user who does not exist is `404`.
+    func list(_ list: FollowList, _ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.userNotFound)
+        let query = try ListQuery(request, cursors: cursors, scope: "\(list.cursorName)|\(id)")
+        let page = try await database.follows(list, of: id, after: query.after, limit: query.limit)
+        // A non-empty page proves that the user exists.
+        if page.items.isEmpty, try await !database.userExists(id: id) { throw Problem.notFound(.userNotFound, id: id) }
+        return KeysetPage(items: page.items.map(UserSummaryView.init), next: page.next)
+            .response(for: request, query: query, cursors: cursors)
+    }
+}
+
+/// `{"following": true, "follower_count": 12}`.
+struct FollowStateView: JSONWritable {
+    var state: FollowState
+
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("following")
+            writer.value(state.following)
+            writer.key("follower_count")
+            writer.value(state.followerCount)
+        }
+    }
+}
