@@ -33,11 +33,11 @@ enum AccountRules {
             errors.append(FieldError(field: "nickname", code: "surrounding_space", .nicknameSpaces))
             return
         }
-        TextRules.checkText(nickname, field: "nickname", 2...30, into: &errors)
+        TextRules.checkText(nickname, field: "nickname", 2...30, storedScalars: 200, into: &errors)
     }
 
     /// A bio: at most 500 characters; line breaks allowed, other control characters not.
     static func checkBio(_ bio: String, into errors: inout [FieldError]) {
-        TextRules.checkText(bio, field: "bio", 0...500, allowingLineBreaks: true, into: &errors)
+        TextRules.checkText(bio, field: "bio", 0...500, allowingLineBreaks: true, storedScalars: 500, into: &errors)
     }
 }

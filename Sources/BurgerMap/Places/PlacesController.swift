@@ -37,7 +37,7 @@ struct PlacesController {
         let lat = validator.required(body.lat, "lat")
         let lng = validator.required(body.lng, "lng")
         validator.check { errors in
-            if let name { TextRules.checkText(name, field: "name", 1...300, into: &errors) }
+            if let name { TextRules.checkText(name, field: "name", 1...300, storedScalars: 300, into: &errors) }
             if let lat, !(-90...90).contains(lat) {
                 errors.append(
                     FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))

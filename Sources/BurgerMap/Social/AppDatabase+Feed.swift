@@ -14,7 +14,7 @@ extension AppDatabase {
     /// How many reviews (of anyone) the time-window road reads before it gives up. A reader who
     /// follows 1% of the authors fills a page of 20 within about 2,000; a sparser feed is cheaper
     /// by author.
-    static let feedWindow = 4_000
+    public static let feedWindow = 4_000
 
     /// The authors whose reviews make up `viewer`'s feed: the people they follow, and themselves.
     private static let feedAuthors =
@@ -28,14 +28,15 @@ extension AppDatabase {
     /// are, not on how deep the page is. When the window holds fewer than a page (a sparse
     /// feed, or its end), the per-author road seeks each followed author's reviews before the
     /// cursor and keeps the newest: its cost is what those authors wrote before the cursor.
-    public func feed(of viewer: Int64, after: TimeKey?, limit: Int, plan: FeedPlan = .automatic) async throws
-        -> KeysetPage<Review>
+    public func feed(
+        of viewer: Int64, after: TimeKey?, limit: Int, plan: FeedPlan = .automatic, window: Int = feedWindow
+    ) async throws -> KeysetPage<Review>
     {
         try await measured("feed") {
             try await pool.read { db in
                 var keys: [Row] = []
                 if plan != .perAuthor {
-                    keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: Self.feedWindow)
+                    keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: window)
                 }
                 if plan == .perAuthor || (plan == .automatic && keys.count <= limit) {
                     keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: nil)

@@ -154,7 +154,10 @@ extension AppDatabase {
                         id INTEGER PRIMARY KEY AUTOINCREMENT,
                         review_id INTEGER NOT NULL REFERENCES reviews(id) ON DELETE CASCADE,
                         author_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
-                        text TEXT NOT NULL CHECK (length(text) BETWEEN 1 AND 1000),
+                        -- The service allows 1…1000 characters as people count them (grapheme
+                        -- clusters, up to 64 bytes each); SQLite counts code points, so the
+                        -- backstop bounds bytes.
+                        text TEXT NOT NULL CHECK (length(text) >= 1 AND length(CAST(text AS BLOB)) <= 64000),
                         created_at INTEGER NOT NULL,
                         updated_at INTEGER NOT NULL
                     );
