@@ -72,7 +72,7 @@ extension AppDatabase {
     }
 
     /// The reviews with these ids, in the order of `ids` (ids of deleted reviews are left out).
-    static func reviews(_ db: Database, ids: [Int64], viewer: Int64?) throws -> [Review] {
+    public static func reviews(_ db: Database, ids: [Int64], viewer: Int64?) throws -> [Review] {
         guard !ids.isEmpty else { return [] }
         let found = try reviews(
             db, sql: "\(reviewSelect) WHERE r.id IN (\(placeholders(ids.count)))", arguments: StatementArguments(ids),
