@@ -148,7 +148,9 @@ struct FeedBench: AsyncParsableCommand {
                     format: "%4d   %10.3f ms   %10.3f ms   keyset %.2fx of page 1, OFFSET %.1fx of page 1", pageNumber,
                     keyset, offset, keyset / keysetFirst, offset / offsetFirst))
         }
-        let perAuthor = try await timed { _ = try await database.feed(of: Self.reader, after: nil, limit: 20, plan: .perAuthor) }
+        let perAuthor = try await timed {
+            _ = try await database.feed(of: Self.reader, after: nil, limit: 20, plan: .perAuthor)
+        }
         print(String(format: "first page by the per-author road alone: median %.3f ms", perAuthor))
     }
 
@@ -169,7 +171,8 @@ struct FeedBench: AsyncParsableCommand {
                     for index in 0..<toggles {
                         let begin = DispatchTime.now().uptimeNanoseconds
                         // Even counts end on an unlike; every liker also likes `other` once.
-                        _ = try await database.setReaction(.like, active: index.isMultiple(of: 2), review: hot, user: user)
+                        _ = try await database.setReaction(
+                            .like, active: index.isMultiple(of: 2), review: hot, user: user)
                         times.append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
                     }
                     _ = try await database.setReaction(.like, active: true, review: other, user: user)

@@ -43,7 +43,8 @@ extension AppDatabase {
         var photos: [Int64: [Photo]] = [:]
         for row in try Row.fetchAll(
             db,
-            sql: "SELECT id, review_id, width, height FROM photos WHERE review_id IN (\(inList)) ORDER BY review_id, position",
+            sql:
+                "SELECT id, review_id, width, height FROM photos WHERE review_id IN (\(inList)) ORDER BY review_id, position",
             arguments: ids)
         {
             photos[row["review_id"], default: []].append(

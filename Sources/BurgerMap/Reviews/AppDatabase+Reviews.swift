@@ -84,7 +84,9 @@ extension AppDatabase {
                 }
                 if !photos.isEmpty { try storage.flushFolder() }
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
-                guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else { throw StorageError.rowVanished("review") }
+                guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else {
+                    throw StorageError.rowVanished("review")
+                }
                 let body = review.jsonBytes
                 if let idempotency {
                     try db.execute(

@@ -65,7 +65,9 @@ struct ReviewsController {
     /// `GET /v1/reviews/{id}`.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        guard let review = try await database.review(id: id, viewer: context.identity?.id) else { throw Problem.notFound(.reviewNotFound, id: id) }
+        guard let review = try await database.review(id: id, viewer: context.identity?.id) else {
+            throw Problem.notFound(.reviewNotFound, id: id)
+        }
         return review.response()
     }
 

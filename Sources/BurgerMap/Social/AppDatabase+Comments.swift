@@ -54,7 +54,8 @@ extension AppDatabase {
             try await pool.write { db in
                 guard try Self.reviewExists(db, id: reviewID) else { return nil }
                 try db.execute(
-                    sql: "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
+                    sql:
+                        "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [reviewID, author, text, time.milliseconds, time.milliseconds])
                 return try Self.comment(db, id: db.lastInsertedRowID)
             }
@@ -65,7 +66,8 @@ extension AppDatabase {
     private static func commentOwnership(_ db: Database, id: Int64) throws -> (author: Int64, reviewAuthor: Int64)? {
         try Row.fetchOne(
             db,
-            sql: "SELECT c.author_id, r.author_id AS review_author FROM comments AS c JOIN reviews AS r ON r.id = c.review_id WHERE c.id = ?",
+            sql:
+                "SELECT c.author_id, r.author_id AS review_author FROM comments AS c JOIN reviews AS r ON r.id = c.review_id WHERE c.id = ?",
             arguments: [id]
         ).map { ($0["author_id"], $0["review_author"]) }
     }

@@ -30,8 +30,7 @@ extension AppDatabase {
     /// cursor and keeps the newest: its cost is what those authors wrote before the cursor.
     public func feed(
         of viewer: Int64, after: TimeKey?, limit: Int, plan: FeedPlan = .automatic, window: Int = feedWindow
-    ) async throws -> KeysetPage<Review>
-    {
+    ) async throws -> KeysetPage<Review> {
         try await measured("feed") {
             try await pool.read { db in
                 var keys: [Row] = []

@@ -62,7 +62,7 @@ extension AppDatabase {
     public func reactedReviews(_ reaction: Reaction, user userID: Int64, after: TimeKey?, limit: Int) async throws
         -> KeysetPage<Review>
     {
-        try await measured("\(reaction.rawValue)d_reviews") {
+        try await measured("\(reaction.rawValue)_list") {
             try await pool.read { db in
                 let order = KeysetOrder.newestFirst
                 let keyset = order.after(after, time: "created_at", id: "review_id")

@@ -23,7 +23,9 @@ struct CommentTests {
                 let body = try json(response)
                 #expect(body["review_id"] as? Int64 == review)
                 #expect(body["text"] as? String == "comment \(index)\nline two")
-                #expect((body["author"] as? [String: Any])?["nickname"] as? String == (index.isMultiple(of: 2) ? "bob" : "alice"))
+                #expect(
+                    (body["author"] as? [String: Any])?["nickname"] as? String
+                        == (index.isMultiple(of: 2) ? "bob" : "alice"))
                 created.append(try #require((body["id"] as? NSNumber)?.int64Value))
             }
             let listed = try await client.walk("/v1/reviews/\(review)/comments", limit: 2)
@@ -32,7 +34,8 @@ struct CommentTests {
 
             #expect(try await client.send(.delete, "/v1/comments/\(created[0])", token: bob.token).status == .noContent)
             #expect(try json(try await client.send(.get, "/v1/reviews/\(review)"))["comment_count"] as? Int == 4)
-            #expect(ids(try await client.walk("/v1/reviews/\(review)/comments", limit: 10)) == Array(created.dropFirst()))
+            #expect(
+                ids(try await client.walk("/v1/reviews/\(review)/comments", limit: 10)) == Array(created.dropFirst()))
 
             // A cursor of this review's comments is refused by another review's.
             let other = try await client.reviewID(place: place, token: bob.token)
@@ -64,13 +67,15 @@ struct CommentTests {
             let bobs = try await comment(bob.token)
 
             for token in [alice.token, carol.token] {
-                let edit = try await client.send(.patch, "/v1/comments/\(bobs)", json: ["text": "changed"], token: token)
+                let edit = try await client.send(
+                    .patch, "/v1/comments/\(bobs)", json: ["text": "changed"], token: token)
                 #expect(edit.status == .forbidden)
                 #expect(try problemCode(edit) == "forbidden")
             }
             let carolDelete = try await client.send(.delete, "/v1/comments/\(bobs)", token: carol.token)
             #expect(carolDelete.status == .forbidden)
-            let edited = try await client.send(.patch, "/v1/comments/\(bobs)", json: ["text": "changed"], token: bob.token)
+            let edited = try await client.send(
+                .patch, "/v1/comments/\(bobs)", json: ["text": "changed"], token: bob.token)
             #expect(edited.status == .ok)
             #expect(try json(edited)["text"] as? String == "changed")
             let listed = try json(try await client.send(.get, "/v1/reviews/\(review)/comments"))
@@ -84,7 +89,8 @@ struct CommentTests {
             for method: HTTPRequest.Method in [.patch, .delete] {
                 let gone = try await client.send(method, "/v1/comments/\(bobs)", json: ["text": "x"], token: bob.token)
                 #expect(gone.status == .notFound)
-                #expect(try await client.send(method, "/v1/comments/\(bobs)", json: ["text": "x"]).status == .unauthorized)
+                #expect(
+                    try await client.send(method, "/v1/comments/\(bobs)", json: ["text": "x"]).status == .unauthorized)
             }
         }
     }
@@ -101,7 +107,8 @@ struct CommentTests {
                 ["text": "bell\u{7}"],
             ]
             for body in bodies {
-                let response = try await client.send(.post, "/v1/reviews/\(review)/comments", json: body, token: alice.token)
+                let response = try await client.send(
+                    .post, "/v1/reviews/\(review)/comments", json: body, token: alice.token)
                 #expect(response.status == .badRequest, "\(body)")
                 #expect(try problemCode(response) == "validation_failed")
                 #expect((try json(response)["errors"] as? [[String: Any]])?.first?["field"] as? String == "text")
@@ -116,7 +123,8 @@ struct CommentTests {
             let accepted = try await client.send(
                 .post, "/v1/reviews/\(review)/comments", json: ["text": longest], token: alice.token)
             #expect(accepted.status == .created)
-            let missing = try await client.send(.post, "/v1/reviews/424242/comments", json: ["text": "hi"], token: alice.token)
+            let missing = try await client.send(
+                .post, "/v1/reviews/424242/comments", json: ["text": "hi"], token: alice.token)
             #expect(missing.status == .notFound)
             let id = try #require((try json(accepted)["id"] as? NSNumber)?.int64Value)
             let blank = try await client.send(.patch, "/v1/comments/\(id)", json: ["text": " "], token: alice.token)

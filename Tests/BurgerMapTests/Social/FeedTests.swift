@@ -53,9 +53,14 @@ struct FeedTests {
             #expect(own.status == .ok)
             let allPage = try json(try await client.send(.get, "/v1/reviews?limit=1"))
             let allCursor = try #require(allPage["next_cursor"] as? String)
-            #expect(try problemCode(try await client.send(.get, "/v1/feed?cursor=\(allCursor)", token: alice.token)) == "invalid_cursor")
-            #expect(try problemCode(try await client.send(.get, "/v1/reviews?cursor=\(aliceCursor)")) == "invalid_cursor")
-            #expect(try problemCode(try await client.send(.get, "/v1/feed?cursor=x.y", token: alice.token)) == "invalid_cursor")
+            #expect(
+                try problemCode(try await client.send(.get, "/v1/feed?cursor=\(allCursor)", token: alice.token))
+                    == "invalid_cursor")
+            #expect(
+                try problemCode(try await client.send(.get, "/v1/reviews?cursor=\(aliceCursor)")) == "invalid_cursor")
+            #expect(
+                try problemCode(try await client.send(.get, "/v1/feed?cursor=x.y", token: alice.token))
+                    == "invalid_cursor")
         }
     }
 
@@ -68,7 +73,9 @@ struct FeedTests {
             let place = try await client.addPlace("Patty Lab", token: writer.token)
             #expect(try await client.send(.put, "/v1/users/\(writer.id)/follow", token: reader.token).status == .ok)
             var existing: [Int64] = []
-            for index in 0..<12 { existing.append(try await client.reviewID(place: place, text: "old \(index)", token: writer.token)) }
+            for index in 0..<12 {
+                existing.append(try await client.reviewID(place: place, text: "old \(index)", token: writer.token))
+            }
             // Newest first: the client will next see existing[11], existing[10], …
             var deleted: Set<Int64> = []
             for path in ["/v1/feed", "/v1/reviews", "/v1/users/\(writer.id)/reviews", "/v1/places/\(place)/reviews"] {
@@ -76,7 +83,9 @@ struct FeedTests {
                     // After each page: a new review on top, and one not yet seen goes.
                     _ = try await client.reviewID(place: place, text: "new \(page)", token: writer.token)
                     if let victim = existing.filter({ !deleted.contains($0) }).dropLast(2).first {
-                        #expect(try await client.send(.delete, "/v1/reviews/\(victim)", token: writer.token).status == .noContent)
+                        #expect(
+                            try await client.send(.delete, "/v1/reviews/\(victim)", token: writer.token).status
+                                == .noContent)
                         deleted.insert(victim)
                     }
                 }
@@ -94,7 +103,10 @@ struct FeedTests {
         let environment = try TestEnvironment()
         let database = environment.database
         let (viewer, expected) = try await database.pool.write { db -> (Int64, [Int64]) in
-            try db.execute(sql: "INSERT INTO places (name, lat, lng, geom, created_at, updated_at) VALUES ('P', 1, 1, MakePoint(1, 1, 4326), 0, 0)")
+            try db.execute(
+                sql:
+                    "INSERT INTO places (name, lat, lng, geom, created_at, updated_at) VALUES ('P', 1, 1, MakePoint(1, 1, 4326), 0, 0)"
+            )
             for user in 1...30 {
                 try db.execute(
                     sql: """
@@ -104,7 +116,8 @@ struct FeedTests {
             }
             for followee in [3, 17, 29] {
                 try db.execute(
-                    sql: "INSERT INTO follows (follower_id, followee_id, created_at) VALUES (1, ?, 0)", arguments: [followee])
+                    sql: "INSERT INTO follows (follower_id, followee_id, created_at) VALUES (1, ?, 0)",
+                    arguments: [followee])
             }
             var generator = SystemRandomNumberGenerator()
             var expected: [(Int64, Int64)] = []
@@ -113,7 +126,8 @@ struct FeedTests {
                 // Coarse times, so that many reviews share one and the id decides.
                 let time = Int64.random(in: 0...150, using: &generator)
                 try db.execute(
-                    sql: "INSERT INTO reviews (id, place_id, author_id, rating, text, created_at, updated_at) VALUES (?, 1, ?, 3, 't', ?, ?)",
+                    sql:
+                        "INSERT INTO reviews (id, place_id, author_id, rating, text, created_at, updated_at) VALUES (?, 1, ?, 3, 't', ?, ?)",
                     arguments: [index, author, time, time])
                 if [1, 3, 17, 29].contains(author) { expected.append((time, Int64(index))) }
             }

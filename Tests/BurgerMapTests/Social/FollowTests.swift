@@ -18,7 +18,9 @@ struct FollowTests {
                 #expect(followed["following"] as? Bool == true)
                 #expect(followed["follower_count"] as? Int == 1)
             }
-            #expect(try json(try await client.send(.put, "/v1/users/\(alice.id)/follow", token: carol.token))["follower_count"] as? Int == 2)
+            #expect(
+                try json(try await client.send(.put, "/v1/users/\(alice.id)/follow", token: carol.token))[
+                    "follower_count"] as? Int == 2)
             #expect(try await client.send(.put, "/v1/users/\(carol.id)/follow", token: bob.token).status == .ok)
 
             let seenByBob = try json(try await client.send(.get, "/v1/users/\(alice.id)", token: bob.token))
@@ -30,11 +32,14 @@ struct FollowTests {
             #expect(bobsOwn["following_count"] as? Int == 2)
 
             for _ in 0..<2 {
-                let unfollowed = try json(try await client.send(.delete, "/v1/users/\(alice.id)/follow", token: bob.token))
+                let unfollowed = try json(
+                    try await client.send(.delete, "/v1/users/\(alice.id)/follow", token: bob.token))
                 #expect(unfollowed["following"] as? Bool == false)
                 #expect(unfollowed["follower_count"] as? Int == 1)
             }
-            #expect(try json(try await client.send(.get, "/v1/users/\(alice.id)", token: bob.token))["is_following"] as? Bool == false)
+            #expect(
+                try json(try await client.send(.get, "/v1/users/\(alice.id)", token: bob.token))["is_following"]
+                    as? Bool == false)
         }
     }
 
@@ -65,7 +70,9 @@ struct FollowTests {
                 #expect(try problemCode(try await client.send(.get, "\(path)?cursor=\(cursor)")) == "invalid_cursor")
             }
             let tampered = cursor.replacingOccurrences(of: ".", with: "A.")
-            #expect(try problemCode(try await client.send(.get, "/v1/users/\(star.id)/followers?cursor=\(tampered)")) == "invalid_cursor")
+            #expect(
+                try problemCode(try await client.send(.get, "/v1/users/\(star.id)/followers?cursor=\(tampered)"))
+                    == "invalid_cursor")
             #expect(try await client.send(.get, "/v1/users/999999/followers").status == .notFound)
             #expect(try await client.send(.get, "/v1/users/\(star.id)/following?limit=0").status == .badRequest)
         }

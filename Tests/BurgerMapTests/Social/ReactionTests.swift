@@ -76,7 +76,8 @@ struct ReactionTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<2 {
                     group.addTask {
-                        let response = try await client.send(.put, "/v1/reviews/\(review)/bookmark", token: author.token)
+                        let response = try await client.send(
+                            .put, "/v1/reviews/\(review)/bookmark", token: author.token)
                         #expect(try json(response)["bookmark_count"] as? Int == 1)
                     }
                 }
@@ -108,10 +109,13 @@ struct ReactionTests {
             let bob = try await client.member("bob")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
             var reviews: [Int64] = []
-            for index in 0..<5 { reviews.append(try await client.reviewID(place: place, text: "r\(index)", token: alice.token)) }
+            for index in 0..<5 {
+                reviews.append(try await client.reviewID(place: place, text: "r\(index)", token: alice.token))
+            }
             // Bob likes in the order 3, 0, 4, 1: newest like first is 1, 4, 0, 3.
             for index in [3, 0, 4, 1] {
-                #expect(try await client.send(.put, "/v1/reviews/\(reviews[index])/like", token: bob.token).status == .ok)
+                #expect(
+                    try await client.send(.put, "/v1/reviews/\(reviews[index])/like", token: bob.token).status == .ok)
                 try await Task.sleep(for: .milliseconds(3))
             }
             #expect(try await client.send(.put, "/v1/reviews/\(reviews[2])/like", token: alice.token).status == .ok)
@@ -126,15 +130,19 @@ struct ReactionTests {
             // A cursor of Bob's likes is not Alice's, nor Bob's bookmarks.
             let first = try json(try await client.send(.get, "/v1/me/likes?limit=1", token: bob.token))
             let cursor = try #require(first["next_cursor"] as? String)
-            for (path, token) in [("/v1/me/likes", alice.token), ("/v1/me/bookmarks", bob.token), ("/v1/feed", bob.token)] {
+            for (path, token) in [
+                ("/v1/me/likes", alice.token), ("/v1/me/bookmarks", bob.token), ("/v1/feed", bob.token),
+            ] {
                 let foreign = try await client.send(.get, "\(path)?cursor=\(cursor)", token: token)
                 #expect(foreign.status == .badRequest)
                 #expect(try problemCode(foreign) == "invalid_cursor")
             }
             #expect(try await client.send(.get, "/v1/me/likes").status == .unauthorized)
 
-            #expect(try await client.send(.delete, "/v1/reviews/\(reviews[4])", token: alice.token).status == .noContent)
-            #expect(ids(try await client.walk("/v1/me/likes", limit: 2, token: bob.token)) == [1, 0, 3].map { reviews[$0] })
+            #expect(
+                try await client.send(.delete, "/v1/reviews/\(reviews[4])", token: alice.token).status == .noContent)
+            #expect(
+                ids(try await client.walk("/v1/me/likes", limit: 2, token: bob.token)) == [1, 0, 3].map { reviews[$0] })
         }
     }
 
@@ -148,7 +156,8 @@ struct ReactionTests {
             let review = try await client.reviewID(place: place, token: alice.token)
             #expect(try await client.send(.put, "/v1/reviews/\(review)/like", token: bob.token).status == .ok)
             #expect(try await client.send(.put, "/v1/reviews/\(review)/bookmark", token: bob.token).status == .ok)
-            let comment = try await client.send(.post, "/v1/reviews/\(review)/comments", json: ["text": "yes"], token: bob.token)
+            let comment = try await client.send(
+                .post, "/v1/reviews/\(review)/comments", json: ["text": "yes"], token: bob.token)
             #expect(comment.status == .created)
             #expect(try await client.send(.delete, "/v1/reviews/\(review)", token: alice.token).status == .noContent)
             for table in ["review_likes", "review_bookmarks", "comments"] {

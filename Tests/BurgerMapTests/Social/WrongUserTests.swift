@@ -12,7 +12,8 @@ struct WrongUserTests {
         try await environment.withClient { client in
             let aliceTokens = try tokens(try await client.register(email: "alice@example.com", nickname: "alice"))
             let alice = aliceTokens.access
-            let aliceID = try #require((try json(try await client.send(.get, "/v1/users/me", token: alice))["id"] as? NSNumber)?.int64Value)
+            let aliceID = try #require(
+                (try json(try await client.send(.get, "/v1/users/me", token: alice))["id"] as? NSNumber)?.int64Value)
             let bob = try await client.member("bob")
             let mallory = try await client.member("mallory")
             let place = try await client.addPlace("Patty Lab", token: alice)
@@ -20,7 +21,8 @@ struct WrongUserTests {
             let commentResponse = try await client.send(
                 .post, "/v1/reviews/\(review)/comments", json: ["text": "Bob's comment"], token: bob.token)
             let comment = try #require((try json(commentResponse)["id"] as? NSNumber)?.int64Value)
-            for path in ["/v1/reviews/\(review)/like", "/v1/reviews/\(review)/bookmark", "/v1/users/\(aliceID)/follow"] {
+            for path in ["/v1/reviews/\(review)/like", "/v1/reviews/\(review)/bookmark", "/v1/users/\(aliceID)/follow"]
+            {
                 #expect(try await client.send(.put, path, token: bob.token).status == .ok)
             }
 
@@ -41,11 +43,14 @@ struct WrongUserTests {
             #expect(aliceEdit.status == .forbidden)
 
             // Toggles and "me" routes act on the caller only.
-            for path in ["/v1/reviews/\(review)/like", "/v1/reviews/\(review)/bookmark", "/v1/users/\(aliceID)/follow"] {
+            for path in ["/v1/reviews/\(review)/like", "/v1/reviews/\(review)/bookmark", "/v1/users/\(aliceID)/follow"]
+            {
                 #expect(try await client.send(.put, path, token: mallory.token).status == .ok)
                 #expect(try await client.send(.delete, path, token: mallory.token).status == .ok)
             }
-            #expect(try await client.send(.patch, "/v1/users/me", json: ["bio": "mallory was here"], token: mallory.token).status == .ok)
+            #expect(
+                try await client.send(.patch, "/v1/users/me", json: ["bio": "mallory was here"], token: mallory.token)
+                    .status == .ok)
             var avatar = MultipartBody()
             avatar.file("avatar", TestImages.jpeg())
             #expect(try await client.upload(.put, "/v1/users/me/avatar", avatar, token: mallory.token).status == .ok)
@@ -71,7 +76,8 @@ struct WrongUserTests {
             #expect(profile["is_following"] as? Bool == true)
             #expect(profile["bio"] is NSNull)
             #expect(profile["avatar_url"] is NSNull)
-            let refreshed = try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": aliceTokens.refresh])
+            let refreshed = try await client.send(
+                .post, "/v1/auth/refresh", json: ["refresh_token": aliceTokens.refresh])
             #expect(refreshed.status == .ok)
         }
     }
