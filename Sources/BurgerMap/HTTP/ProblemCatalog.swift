@@ -89,7 +89,8 @@ public enum ProblemCatalog {
     ]
 
     /// Every message template, by key and language.
-    public static let messages = coreMessages.merging(socialMessages) { first, _ in first }
+    public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
+        .merging(socialMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],
@@ -287,27 +288,6 @@ public enum ProblemCatalog {
         .nicknameSpaces: [
             .english: "nickname must not start or end with white space", .korean: "nickname은 공백으로 시작하거나 끝날 수 없습니다",
             .japanese: "nickname の先頭と末尾に空白は使えません",
-        ],
-        .bboxRequired: [
-            .english: "bbox is required as west,south,east,north", .korean: "bbox는 west,south,east,north 형식으로 필수입니다",
-            .japanese: "bbox は west,south,east,north の形式で必須です",
-        ],
-        .bboxMalformed: [
-            .english: "bbox must be four numbers: west,south,east,north",
-            .korean: "bbox는 네 개의 숫자(west,south,east,north)여야 합니다",
-            .japanese: "bbox は4つの数値 (west,south,east,north) でなければなりません",
-        ],
-        .bboxLongitudes: [
-            .english: "bbox longitudes must be -180 to 180", .korean: "bbox의 경도는 -180에서 180 사이여야 합니다",
-            .japanese: "bbox の経度は -180 から 180 の範囲でなければなりません",
-        ],
-        .bboxLatitudes: [
-            .english: "bbox latitudes must be -90 to 90", .korean: "bbox의 위도는 -90에서 90 사이여야 합니다",
-            .japanese: "bbox の緯度は -90 から 90 の範囲でなければなりません",
-        ],
-        .bboxSouthAboveNorth: [
-            .english: "bbox south must not be greater than north", .korean: "bbox의 south는 north보다 클 수 없습니다",
-            .japanese: "bbox の south は north より大きくできません",
         ],
     ]
 }

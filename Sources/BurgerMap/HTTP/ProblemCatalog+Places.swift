@@ -1,0 +1,26 @@
+extension ProblemCatalog {
+    /// The messages of place queries.
+    static let placeMessages: [MessageKey: [Language: String]] = [
+        .bboxRequired: [
+            .english: "bbox is required as west,south,east,north", .korean: "bbox는 west,south,east,north 형식으로 필수입니다",
+            .japanese: "bbox は west,south,east,north の形式で必須です",
+        ],
+        .bboxMalformed: [
+            .english: "bbox must be four numbers: west,south,east,north",
+            .korean: "bbox는 네 개의 숫자(west,south,east,north)여야 합니다",
+            .japanese: "bbox は4つの数値 (west,south,east,north) でなければなりません",
+        ],
+        .bboxLongitudes: [
+            .english: "bbox longitudes must be -180 to 180", .korean: "bbox의 경도는 -180에서 180 사이여야 합니다",
+            .japanese: "bbox の経度は -180 から 180 の範囲でなければなりません",
+        ],
+        .bboxLatitudes: [
+            .english: "bbox latitudes must be -90 to 90", .korean: "bbox의 위도는 -90에서 90 사이여야 합니다",
+            .japanese: "bbox の緯度は -90 から 90 の範囲でなければなりません",
+        ],
+        .bboxSouthAboveNorth: [
+            .english: "bbox south must not be greater than north", .korean: "bbox의 south는 north보다 클 수 없습니다",
+            .japanese: "bbox の south は north より大きくできません",
+        ],
+    ]
+}
