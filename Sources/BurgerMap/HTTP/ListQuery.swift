@@ -17,6 +17,15 @@ struct ListQuery {
     }
 }
 
+extension KeysetPage {
+    /// Throws `missing` when the list's owner (a place, user or review) does not exist: such a
+    /// list is `404`, not empty. Only an empty page asks `ownerExists`; a page with items proves
+    /// the owner exists without another read.
+    func requireOwner(missing: @autoclosure () -> Problem, ownerExists: () async throws -> Bool) async throws {
+        if items.isEmpty, try await !ownerExists() { throw missing() }
+    }
+}
+
 extension KeysetPage where Item: JSONWritable {
     /// The page as the contract's `{items, next_cursor}` with a `Link` header, its cursor signed
     /// for the list the request asked for.

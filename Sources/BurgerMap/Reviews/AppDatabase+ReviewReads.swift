@@ -82,6 +82,17 @@ extension AppDatabase {
         return ids.compactMap { byID[$0] }
     }
 
+    /// A page of reviews from `limit + 1` rows of review ids (column `id`) and list times
+    /// (column `time`), loaded as `viewer` sees them, in the rows' order.
+    static func reviewPage(_ db: Database, keys: [Row], id: String, time: String, limit: Int, viewer: Int64?) throws
+        -> KeysetPage<Review>
+    {
+        let page = KeysetPage(
+            rows: keys, limit: limit, item: { $0[id] as Int64 },
+            key: { TimeKey(time: Timestamp(milliseconds: $0[time]), id: $0[id]) })
+        return KeysetPage(items: try reviews(db, ids: page.items, viewer: viewer), next: page.next)
+    }
+
     static func review(_ db: Database, id: Int64, viewer: Int64?) throws -> Review? {
         try reviews(db, sql: "\(reviewSelect) WHERE r.id = ?", arguments: [id], viewer: viewer).first
     }
@@ -99,26 +110,16 @@ extension AppDatabase {
     {
         try await measured("reviews") {
             try await pool.read { db in
-                var filter = "WHERE 1"
-                var arguments: [any DatabaseValueConvertible] = []
-                switch scope {
-                case .all: break
-                case .place(let id):
-                    filter += " AND r.place_id = ?"
-                    arguments.append(id)
-                case .author(let id):
-                    filter += " AND r.author_id = ?"
-                    arguments.append(id)
-                }
-                let order = KeysetOrder.newestFirst
-                let keyset = order.after(after, time: "r.created_at", id: "r.id")
-                let page = try Self.reviews(
-                    db,
-                    sql: """
-                        \(Self.reviewSelect) \(filter)\(keyset.sql)
-                        \(order.orderBy(time: "r.created_at", id: "r.id")) LIMIT ?
-                        """,
-                    arguments: StatementArguments(arguments + keyset.arguments + [limit + 1]), viewer: viewer)
+                let (filter, arguments): (String, [any DatabaseValueConvertible]) =
+                    switch scope {
+                    case .all: ("1", [])
+                    case .place(let id): ("r.place_id = ?", [id])
+                    case .author(let id): ("r.author_id = ?", [id])
+                    }
+                let query = KeysetOrder.newestFirst.query(
+                    Self.reviewSelect, where: filter, arguments, time: "r.created_at", id: "r.id", after: after,
+                    limit: limit)
+                let page = try Self.reviews(db, sql: query.sql, arguments: query.arguments, viewer: viewer)
                 return KeysetPage(rows: page, limit: limit, item: { $0 }, key: \.listKey)
             }
         }
@@ -131,6 +132,11 @@ extension AppDatabase {
 
     static func userExists(_ db: Database, id: Int64) throws -> Bool {
         try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true
+    }
+
+    /// Whether a review exists (the comments of a missing review are `404`, not empty).
+    func reviewExists(id: Int64) async throws -> Bool {
+        try await pool.read { db in try Self.reviewExists(db, id: id) }
     }
 
     static func reviewExists(_ db: Database, id: Int64) throws -> Bool {

@@ -28,9 +28,7 @@ struct ReviewsController {
         let viewerAware = routes.group().add(middleware: authentication)
         viewerAware.get(":id/reviews") { request, context in
             let id = try context.parameters.resourceID(.placeNotFound)
-            return try await list(request, context, scope: .place(id)) {
-                guard try await database.place(id: id) != nil else { throw Problem.notFound(.placeNotFound, id: id) }
-            }
+            return try await list(request, context, scope: .place(id))
         }
         viewerAware.group(context: AuthenticatedContext.self).post(":id/reviews", use: create)
         return routes
@@ -41,24 +39,28 @@ struct ReviewsController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.group().add(middleware: authentication).get(":id/reviews") { request, context in
             let id = try context.parameters.resourceID(.userNotFound)
-            return try await list(request, context, scope: .author(id)) {
-                guard try await database.userExists(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
-            }
+            return try await list(request, context, scope: .author(id))
         }
         return routes
     }
 
-    /// A page of reviews, newest first (ties by id), keyset-paged with a cursor signed for this list.
-    /// `checkOwnerExists` runs only when the page is empty: a list of a missing place or user is
-    /// `404`, and a list with reviews proves its owner exists without a second read.
-    func list(
-        _ request: Request, _ context: AppRequestContext, scope: ReviewListScope,
-        checkOwnerExists: () async throws -> Void = {}
-    ) async throws -> Response {
+    /// A page of reviews, newest first (ties by id), keyset-paged with a cursor signed for this
+    /// list. The list of a missing place or user is `404`, not empty.
+    func list(_ request: Request, _ context: AppRequestContext, scope: ReviewListScope) async throws -> Response {
         let query = try ListQuery(request, cursors: cursors, scope: scope.cursorScope)
         let page = try await database.reviews(
             scope, after: query.after, limit: query.limit, viewer: context.identity?.id)
-        if page.items.isEmpty { try await checkOwnerExists() }
+        switch scope {
+        case .all: break
+        case .place(let id):
+            try await page.requireOwner(missing: .notFound(.placeNotFound, id: id)) {
+                try await database.place(id: id) != nil
+            }
+        case .author(let id):
+            try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) {
+                try await database.userExists(id: id)
+            }
+        }
         return page.response(for: request, query: query, cursors: cursors)
     }
 

@@ -26,23 +26,13 @@ extension AppDatabase {
     public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
         try await measured("comments") {
             try await pool.read { db in
-                let order = KeysetOrder.oldestFirst
-                let keyset = order.after(after, time: "c.created_at", id: "c.id")
-                let rows = try Self.comments(
-                    db,
-                    sql: """
-                        \(Self.commentSelect) WHERE c.review_id = ?\(keyset.sql)
-                        \(order.orderBy(time: "c.created_at", id: "c.id")) LIMIT ?
-                        """,
-                    arguments: StatementArguments([reviewID] + keyset.arguments + [limit + 1]))
+                let query = KeysetOrder.oldestFirst.query(
+                    Self.commentSelect, where: "c.review_id = ?", [reviewID], time: "c.created_at", id: "c.id",
+                    after: after, limit: limit)
+                let rows = try Self.comments(db, sql: query.sql, arguments: query.arguments)
                 return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
             }
         }
-    }
-
-    /// Whether a review exists (the comments of a missing review are `404`, not empty).
-    func reviewExists(id: Int64) async throws -> Bool {
-        try await pool.read { db in try Self.reviewExists(db, id: id) }
     }
 
     /// Adds a comment to a review (its count follows in the same statement); `nil` when the

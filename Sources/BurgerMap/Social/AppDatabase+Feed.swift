@@ -40,10 +40,7 @@ extension AppDatabase {
                 if plan == .perAuthor || (plan == .automatic && keys.count <= limit) {
                     keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: nil)
                 }
-                let page = KeysetPage(
-                    rows: keys, limit: limit, item: { $0["id"] as Int64 },
-                    key: { TimeKey(time: Timestamp(milliseconds: $0["created_at"]), id: $0["id"]) })
-                return KeysetPage(items: try Self.reviews(db, ids: page.items, viewer: viewer), next: page.next)
+                return try Self.reviewPage(db, keys: keys, id: "id", time: "created_at", limit: limit, viewer: viewer)
             }
         }
     }
@@ -54,27 +51,24 @@ extension AppDatabase {
         -> [Row]
     {
         let order = KeysetOrder.newestFirst
+        guard let window else {
+            let query = order.query(
+                "SELECT id, created_at FROM reviews INDEXED BY reviews_by_author",
+                where: "author_id IN (\(feedAuthors))", [viewer, viewer], time: "created_at", id: "id", after: after,
+                limit: limit)
+            return try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
+        }
         let keyset = order.after(after, time: "created_at", id: "id")
         let orderBy = order.orderBy(time: "created_at", id: "id")
-        let sql: String
-        let arguments: [any DatabaseValueConvertible]
-        if let window {
-            sql = """
+        return try Row.fetchAll(
+            db,
+            sql: """
                 SELECT id, created_at FROM (
                     SELECT id, created_at, author_id FROM reviews INDEXED BY reviews_by_time_with_author
                     WHERE 1\(keyset.sql) \(orderBy) LIMIT ?)
                 WHERE author_id IN (\(feedAuthors))
                 \(orderBy) LIMIT ?
-                """
-            arguments = keyset.arguments + [window, viewer, viewer, limit + 1]
-        } else {
-            sql = """
-                SELECT id, created_at FROM reviews INDEXED BY reviews_by_author
-                WHERE author_id IN (\(feedAuthors))\(keyset.sql)
-                \(orderBy) LIMIT ?
-                """
-            arguments = [viewer, viewer] + keyset.arguments + [limit + 1]
-        }
-        return try Row.fetchAll(db, sql: sql, arguments: StatementArguments(arguments))
+                """,
+            arguments: StatementArguments(keyset.arguments + [window, viewer, viewer, limit + 1]))
     }
 }

@@ -24,6 +24,8 @@ public enum FollowList: Sendable {
 }
 
 extension AppDatabase {
+    private static let followPairs = PairTable(name: "follows", actor: "follower_id", target: "followee_id")
+
     /// Makes `follower` follow (`active`) or stop following `followee`, idempotently; the pair's
     /// primary key and the schema's triggers keep both users' counts exact. `nil` when `followee`
     /// does not exist. Following oneself is refused by the caller (and by a CHECK).
@@ -33,18 +35,7 @@ extension AppDatabase {
         try await measured("set_follow") {
             try await pool.write { db in
                 guard try Self.userExists(db, id: followee) else { return nil }
-                if active {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO follows (follower_id, followee_id, created_at) VALUES (?, ?, ?)
-                            ON CONFLICT DO NOTHING
-                            """,
-                        arguments: [follower, followee, time.milliseconds])
-                } else {
-                    try db.execute(
-                        sql: "DELETE FROM follows WHERE follower_id = ? AND followee_id = ?",
-                        arguments: [follower, followee])
-                }
+                try Self.followPairs.set(active, actor: follower, target: followee, at: time, in: db)
                 let count = try Int.fetchOne(
                     db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [followee])
                 return FollowState(following: active, followerCount: count ?? 0)
@@ -59,18 +50,13 @@ extension AppDatabase {
         let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
         return try await measured("follows") {
             try await pool.read { db in
-                let order = KeysetOrder.newestFirst
-                let keyset = order.after(after, time: "f.created_at", id: "f.\(theirs)")
-                let rows = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT \(Self.userColumns(of: "u")),
-                               f.created_at AS followed_at
-                        FROM follows AS f JOIN users AS u ON u.id = f.\(theirs)
-                        WHERE f.\(mine) = ?\(keyset.sql)
-                        \(order.orderBy(time: "f.created_at", id: "f.\(theirs)")) LIMIT ?
-                        """,
-                    arguments: StatementArguments([userID] + keyset.arguments + [limit + 1]))
+                let query = KeysetOrder.newestFirst.query(
+                    """
+                    SELECT \(Self.userColumns(of: "u")), f.created_at AS followed_at
+                    FROM follows AS f JOIN users AS u ON u.id = f.\(theirs)
+                    """, where: "f.\(mine) = ?", [userID], time: "f.created_at", id: "f.\(theirs)", after: after,
+                    limit: limit)
+                let rows = try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
                 return KeysetPage(
                     rows: rows, limit: limit, item: Self.user,
                     key: { TimeKey(time: Timestamp(milliseconds: $0["followed_at"]), id: $0["id"]) })

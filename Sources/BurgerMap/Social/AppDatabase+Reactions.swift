@@ -6,10 +6,10 @@ public enum Reaction: String, Sendable, CaseIterable {
     case like
     case bookmark
 
-    var table: String {
+    var pairs: PairTable {
         switch self {
-        case .like: "review_likes"
-        case .bookmark: "review_bookmarks"
+        case .like: PairTable(name: "review_likes", actor: "user_id", target: "review_id")
+        case .bookmark: PairTable(name: "review_bookmarks", actor: "user_id", target: "review_id")
         }
     }
 
@@ -37,18 +37,7 @@ extension AppDatabase {
         try await measured("set_\(reaction.rawValue)") {
             try await pool.write { db in
                 guard try Self.reviewExists(db, id: reviewID) else { return nil }
-                if active {
-                    try db.execute(
-                        sql: """
-                            INSERT INTO \(reaction.table) (user_id, review_id, created_at) VALUES (?, ?, ?)
-                            ON CONFLICT DO NOTHING
-                            """,
-                        arguments: [userID, reviewID, time.milliseconds])
-                } else {
-                    try db.execute(
-                        sql: "DELETE FROM \(reaction.table) WHERE user_id = ? AND review_id = ?",
-                        arguments: [userID, reviewID])
-                }
+                try reaction.pairs.set(active, actor: userID, target: reviewID, at: time, in: db)
                 let count = try Int.fetchOne(
                     db, sql: "SELECT \(reaction.countColumn) FROM reviews WHERE id = ?", arguments: [reviewID])
                 return ReactionState(active: active, count: count ?? 0)
@@ -64,19 +53,12 @@ extension AppDatabase {
     {
         try await measured("\(reaction.rawValue)_list") {
             try await pool.read { db in
-                let order = KeysetOrder.newestFirst
-                let keyset = order.after(after, time: "created_at", id: "review_id")
-                let keys = try Row.fetchAll(
-                    db,
-                    sql: """
-                        SELECT review_id, created_at FROM \(reaction.table) WHERE user_id = ?\(keyset.sql)
-                        \(order.orderBy(time: "created_at", id: "review_id")) LIMIT ?
-                        """,
-                    arguments: StatementArguments([userID] + keyset.arguments + [limit + 1]))
-                let page = KeysetPage(
-                    rows: keys, limit: limit, item: { $0["review_id"] as Int64 },
-                    key: { TimeKey(time: Timestamp(milliseconds: $0["created_at"]), id: $0["review_id"]) })
-                return KeysetPage(items: try Self.reviews(db, ids: page.items, viewer: userID), next: page.next)
+                let query = KeysetOrder.newestFirst.query(
+                    "SELECT review_id, created_at FROM \(reaction.pairs.name)", where: "user_id = ?", [userID],
+                    time: "created_at", id: "review_id", after: after, limit: limit)
+                let keys = try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
+                return try Self.reviewPage(
+                    db, keys: keys, id: "review_id", time: "created_at", limit: limit, viewer: userID)
             }
         }
     }

@@ -43,9 +43,8 @@ struct CommentsController {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "comments|\(id)")
         let page = try await database.comments(review: id, after: query.after, limit: query.limit)
-        // A non-empty page proves that the review exists.
-        if page.items.isEmpty, try await !database.reviewExists(id: id) {
-            throw Problem.notFound(.reviewNotFound, id: id)
+        try await page.requireOwner(missing: .notFound(.reviewNotFound, id: id)) {
+            try await database.reviewExists(id: id)
         }
         return page.response(for: request, query: query, cursors: cursors)
     }

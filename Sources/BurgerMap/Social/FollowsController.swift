@@ -33,8 +33,7 @@ struct FollowsController {
         let id = try context.parameters.resourceID(.userNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "\(list.cursorName)|\(id)")
         let page = try await database.follows(list, of: id, after: query.after, limit: query.limit)
-        // A non-empty page proves that the user exists.
-        if page.items.isEmpty, try await !database.userExists(id: id) { throw Problem.notFound(.userNotFound, id: id) }
+        try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) { try await database.userExists(id: id) }
         return KeysetPage(items: page.items.map(UserSummaryView.init), next: page.next)
             .response(for: request, query: query, cursors: cursors)
     }

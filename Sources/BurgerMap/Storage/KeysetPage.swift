@@ -52,6 +52,19 @@ enum KeysetOrder {
         return (" AND (\(time), \(id)) \(comparison) (?, ?)", [key.time.milliseconds, key.id])
     }
 
+    /// `select WHERE filter`, continued after `key`, in this order, `limit + 1` rows (the extra
+    /// one only says that more follow), with its arguments (the filter's first).
+    func query(
+        _ select: String, where filter: String, _ arguments: [any DatabaseValueConvertible], time: String, id: String,
+        after key: TimeKey?, limit: Int
+    ) -> (sql: String, arguments: StatementArguments) {
+        let keyset = after(key, time: time, id: id)
+        return (
+            "\(select) WHERE \(filter)\(keyset.sql) \(orderBy(time: time, id: id)) LIMIT ?",
+            StatementArguments(arguments + keyset.arguments + [limit + 1])
+        )
+    }
+
     /// `ORDER BY time DESC, id DESC` (or ascending).
     func orderBy(time: String, id: String) -> String {
         let direction = self == .newestFirst ? "DESC" : "ASC"

@@ -1,0 +1,24 @@
+import GRDB
+
+/// A table of (actor, target, created_at) pairs under a composite primary key: likes,
+/// bookmarks, follows. The key turns adding a pair that is there into a no-op, however many
+/// arrive at once, and the schema's triggers move the counts in the same statement.
+struct PairTable {
+    var name: String
+    var actor: String
+    var target: String
+
+    /// Adds (`active`) or removes the pair; adding one that is there keeps its first time.
+    func set(_ active: Bool, actor actorID: Int64, target targetID: Int64, at time: Timestamp, in db: Database)
+        throws
+    {
+        if active {
+            try db.execute(
+                sql: "INSERT INTO \(name) (\(actor), \(target), created_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                arguments: [actorID, targetID, time.milliseconds])
+        } else {
+            try db.execute(
+                sql: "DELETE FROM \(name) WHERE \(actor) = ? AND \(target) = ?", arguments: [actorID, targetID])
+        }
+    }
+}
