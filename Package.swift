@@ -81,6 +81,7 @@ let package = Package(
             name: "BurgerMapTests",
             dependencies: [
                 "BurgerMap",
+                "CGeoIndex",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -22,20 +22,6 @@ double bm_haversine_m(double lat1, double lng1, double lat2, double lng2) {
     return haversine_rad(lat1 * DEG, lng1 * DEG, cos(lat1 * DEG), lat2 * DEG, lng2 * DEG);
 }
 
-double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_lat,
-                             double min_lng, double max_lng) {
-    // Triangle inequality through the box centre. A point of the box is reached from the
-    // centre along its meridian and then its parallel; a parallel is never shorter than the
-    // great circle, and it is longest where |latitude| is smallest.
-    double c_lat = 0.5 * (min_lat + max_lat), c_lng = 0.5 * (min_lng + max_lng);
-    double min_abs_lat = (min_lat <= 0.0 && max_lat >= 0.0) ? 0.0
-                         : fmin(fabs(min_lat), fabs(max_lat));
-    double half_lat = 0.5 * (max_lat - min_lat) * DEG;
-    double half_lng = 0.5 * (max_lng - min_lng) * DEG;
-    double radius = BM_EARTH_RADIUS_M * (half_lat + cos(min_abs_lat * DEG) * half_lng);
-    return bm_haversine_m(lat, lng, c_lat, c_lng) + radius + SCORE_SLACK_M;
-}
-
 /// Absolute longitude difference in degrees, the short way round (0 to 180).
 static inline double lng_gap(double a, double b) {
     double d = fabs(a - b);
@@ -47,15 +33,49 @@ static inline double sin_below(double x) {
     return x - x * x * x * (1.0 / 6.0);
 }
 
+/// cos(x) for any x, from below: the Taylor series' partial sums alternate around it (within
+/// 5e-7 up to pi/2, so that bounds stay tight near the poles too).
+static inline double cos_below(double x) {
+    double x2 = x * x;
+    return 1.0 -
+           x2 * (1.0 / 2 - x2 * (1.0 / 24 - x2 * (1.0 / 720 - x2 * (1.0 / 40320 - x2 / 3628800))));
+}
+
+/// cos(x) for any x, from above (within 3e-5 up to pi/2).
+static inline double cos_above(double x) {
+    double x2 = x * x;
+    return 1.0 - x2 * (1.0 / 2 - x2 * (1.0 / 24 - x2 * (1.0 / 720 - x2 / 40320)));
+}
+
+double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_lat,
+                             double min_lng, double max_lng) {
+    // The haversine terms from above: the largest latitude and longitude gaps to the box,
+    // sin(x) <= x, cos from above (for the query's latitude, and for the box's latitude nearest
+    // the equator), and asin(s) = atan(s / sqrt(1 - s^2)) <= s / sqrt(1 - s^2). Only sqrt: the
+    // search calls this for every leaf cell it keeps.
+    double d_lat = fmax(fabs(lat - min_lat), fabs(lat - max_lat));
+    double antipode = lng > 0.0 ? lng - 180.0 : lng + 180.0;
+    double d_lng = (antipode >= min_lng && antipode <= max_lng)
+                       ? 180.0
+                       : fmax(lng_gap(lng, min_lng), lng_gap(lng, max_lng));
+    double min_abs_lat = (min_lat <= 0.0 && max_lat >= 0.0) ? 0.0
+                         : fmin(fabs(min_lat), fabs(max_lat));
+    double half_lat = d_lat * (DEG * 0.5), half_lng = d_lng * (DEG * 0.5);
+    double cosines = fmax(0.0, cos_above(lat * DEG)) * fmax(0.0, cos_above(min_abs_lat * DEG));
+    double s2 = half_lat * half_lat + cosines * half_lng * half_lng;
+    if (s2 >= 0.5) return M_PI * BM_EARTH_RADIUS_M;
+    return 2.0 * BM_EARTH_RADIUS_M * sqrt(s2 / (1.0 - s2)) * (1.0 + 1e-12) + SCORE_SLACK_M;
+}
+
 double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
                       double max_lng) {
     // With s = sin(d / 2R), s^2 = sin^2(dlat / 2) + cos(lat1) cos(lat2) sin^2(dlng / 2) grows with
     // |dlat| and |dlng|, so the smallest latitude and longitude gaps to the box bound it from
     // below, and so do
     // - each sine's cubic Taylor bound x - x^3/6 (for 0 <= x <= 1; the sine itself above that),
-    // - cos^2 of the pole-most latitude involved, for cos(lat1) cos(lat2),
+    // - cos^2 of the pole-most latitude involved, for cos(lat1) cos(lat2), itself from below,
     // - 2R s, for d = 2R asin(s).
-    // One libm call: this runs for every cell the search looks at.
+    // No libm call but sqrt: this runs for every cell the search looks at.
     double q_lat = lat < min_lat ? min_lat : (lat > max_lat ? max_lat : lat);
     double d_lng = 0.0;
     if (lng < min_lng || lng > max_lng) {
@@ -66,21 +86,73 @@ double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, do
     double half_lng = d_lng * (DEG * 0.5);
     double s_lat = half_lat <= 1.0 ? sin_below(half_lat) : sin(half_lat);
     double s_lng = half_lng <= 1.0 ? sin_below(half_lng) : sin(half_lng);
-    double c = cos(fmax(fabs(lat), fmax(fabs(min_lat), fabs(max_lat))) * DEG);
+    double c = fmax(0.0, cos_below(fmax(fabs(lat), fmax(fabs(min_lat), fabs(max_lat))) * DEG));
     double s = sqrt(s_lat * s_lat + c * c * s_lng * s_lng);
     return fmax(0.0, 2.0 * BM_EARTH_RADIUS_M * s - SCORE_SLACK_M);
 }
 
+/// One search's running bound: the `capacity` smallest upper distance bounds among the leaf
+/// cells seen so far that certainly belong to the results (within the radius, after the cursor),
+/// as a max-heap. Once full, no cell whose lower bound exceeds its top can be among the first
+/// `capacity` results, so such cells never enter SQLite's queue.
+typedef struct {
+    int capacity;
+    int count;
+    double heap[];
+} NearestBound;
+
+static void bound_offer(NearestBound *bound, double upper) {
+    double *heap = bound->heap;
+    if (bound->count < bound->capacity) {
+        int i = bound->count++;
+        while (i > 0 && heap[(i - 1) / 2] < upper) {
+            heap[i] = heap[(i - 1) / 2];
+            i = (i - 1) / 2;
+        }
+        heap[i] = upper;
+    } else if (upper < heap[0]) {
+        int i = 0, n = bound->count;
+        while (1) {
+            int child = 2 * i + 1;
+            if (child >= n) break;
+            if (child + 1 < n && heap[child + 1] > heap[child]) child++;
+            if (heap[child] <= upper) break;
+            heap[i] = heap[child];
+            i = child;
+        }
+        heap[i] = upper;
+    }
+}
+
 static int nearest_query(sqlite3_rtree_query_info *info) {
-    if (info->nParam != 4 || info->nCoord != 4) return SQLITE_ERROR;
+    if (info->nParam != 5 || info->nCoord != 4) return SQLITE_ERROR;
     double lat = info->aParam[0], lng = info->aParam[1];
     double radius = info->aParam[2], after = info->aParam[3];
+    int capacity = (int)info->aParam[4];
     const sqlite3_rtree_dbl *c = info->aCoord;  // min_lng, max_lng, min_lat, max_lat
+    NearestBound *bound = info->pUser;
+    if (bound == NULL && capacity > 0 && capacity <= 1000) {
+        bound = sqlite3_malloc(sizeof(NearestBound) + sizeof(double) * (size_t)capacity);
+        if (bound == NULL) return SQLITE_NOMEM;
+        bound->capacity = capacity;
+        bound->count = 0;
+        info->pUser = bound;
+        info->xDelUser = sqlite3_free;
+    }
     double score = bm_box_score_m(lat, lng, c[2], c[3], c[0], c[1]);
-    if (score > radius ||
-        (after > 0.0 && bm_box_max_distance_m(lat, lng, c[2], c[3], c[0], c[1]) < after)) {
+    if (score > radius || (bound != NULL && bound->count == bound->capacity && score > bound->heap[0])) {
         info->eWithin = NOT_WITHIN;
         return SQLITE_OK;
+    }
+    if (after >= 0.0 || (bound != NULL && info->iLevel == 0)) {
+        double upper = bm_box_max_distance_m(lat, lng, c[2], c[3], c[0], c[1]);
+        if (upper < after) {
+            info->eWithin = NOT_WITHIN;
+            return SQLITE_OK;
+        }
+        if (bound != NULL && info->iLevel == 0 && upper <= radius && score > after) {
+            bound_offer(bound, upper);
+        }
     }
     info->eWithin = PARTLY_WITHIN;
     info->rScore = score;

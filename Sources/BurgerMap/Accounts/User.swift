@@ -44,7 +44,7 @@ struct ProfileView: JSONWritable {
             writer.key("is_following")
             writer.value(stats.isFollowing)
             writer.key("created_at")
-            writer.value(user.createdAt.rfc3339)
+            writer.value(user.createdAt)
             if includesEmail {
                 writer.key("email")
                 writer.value(user.email)

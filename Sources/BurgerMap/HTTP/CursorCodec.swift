@@ -7,11 +7,13 @@ import Foundation
 /// also covers the list it belongs to (the route and its filters). A cursor edited by a client,
 /// or taken from another list or another query, fails the check and is `400 invalid_cursor`.
 public struct CursorCodec: Sendable {
-    private let key: SymmetricKey
+    /// An HMAC already keyed: each signature starts from a copy, so that the key's pads are
+    /// hashed once, not for every page.
+    private let keyedMAC: HMAC<SHA256>
 
     /// A codec whose cursors are signed with a key derived from the service secret.
     public init(secret: ServiceSecret) {
-        key = secret.derivedKey(purpose: "pagination-cursor")
+        keyedMAC = HMAC<SHA256>(key: secret.derivedKey(purpose: "pagination-cursor"))
     }
 
     /// Encodes a position of the list named by `scope`.
@@ -37,9 +39,8 @@ public struct CursorCodec: Sendable {
     }
 
     private func signature(_ payload: Data, scope: String) -> Data {
-        var mac = HMAC<SHA256>(key: key)
-        mac.update(data: Data(scope.utf8))
-        mac.update(data: [0])
+        var mac = keyedMAC
+        mac.update(data: Array(scope.utf8) + [0])
         mac.update(data: payload)
         return Data(mac.finalize().prefix(16))
     }
@@ -49,20 +50,36 @@ public struct CursorCodec: Sendable {
         return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
+    /// Base64url without padding (RFC 4648 §5). Foundation has only the standard alphabet; its
+    /// `replacingOccurrences` took a tenth of a nearby request, so the alphabet is swapped here.
     static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        var bytes = Array(data.base64EncodedString().utf8)
+        bytes.removeAll { $0 == UInt8(ascii: "=") }
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "+"): bytes[index] = UInt8(ascii: "-")
+            case UInt8(ascii: "/"): bytes[index] = UInt8(ascii: "_")
+            default: break
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     static func data(base64URL text: some StringProtocol) -> Data? {
-        guard text.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }) else {
-            return nil
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 3)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                bytes.append(byte)
+            case UInt8(ascii: "-"): bytes.append(UInt8(ascii: "+"))
+            case UInt8(ascii: "_"): bytes.append(UInt8(ascii: "/"))
+            default: return nil
+            }
         }
-        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        return Data(base64Encoded: base64)
+        bytes.append(contentsOf: repeatElement(UInt8(ascii: "="), count: (4 - bytes.count % 4) % 4))
+        return Data(base64Encoded: Data(bytes))
     }
 }
 

@@ -37,33 +37,94 @@ struct JSONWriter {
         separate()
         bytes.append(UInt8(ascii: "\""))
         name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
         needsComma = false
     }
 
+    /// A string, escaped; `null` for `nil`. Runs that need no escape are copied whole.
     mutating func value(_ text: String?) {
         separate()
-        guard let text else { return appendNull() }
+        guard var text else { return appendNull() }
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]])
-            default: bytes.append(byte)
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                appendEscaped(byte)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscaped(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+            bytes.append(hex[Int(byte >> 4)])
+            bytes.append(hex[Int(byte & 15)])
+        }
+    }
+
+    /// A moment as an RFC 3339 string, written without an intermediate `String`.
+    mutating func value(_ time: Timestamp) {
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        time.appendRFC3339(to: &bytes)
         bytes.append(UInt8(ascii: "\""))
     }
 
     mutating func value(_ number: Int64) {
         separate()
-        bytes.append(contentsOf: number.description.utf8)
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDigits(of: number.magnitude)
+    }
+
+    /// Decimal digits, zero-padded to `minimumWidth`, without an intermediate `String` (ids and
+    /// counts fill every list).
+    private mutating func appendDigits(of number: UInt64, minimumWidth: Int = 1) {
+        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: 20 digits at most
+        withUnsafeMutableBytes(of: &buffer) { digits in
+            var rest = number
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 || digits.count - start < minimumWidth
+            bytes.append(contentsOf: digits[start...])
+        }
+    }
+
+    /// A finite number rounded to `decimals` places (at most 6), trailing zeros dropped: `1234.5`.
+    mutating func value(_ number: Double, decimals: Int) {
+        var scale: UInt64 = 1
+        for _ in 0..<min(decimals, 6) { scale *= 10 }
+        let scaled = (number * Double(scale)).rounded()
+        guard number.isFinite, abs(scaled) < 1e17 else { return value(number) }
+        separate()
+        if scaled < 0 { bytes.append(UInt8(ascii: "-")) }
+        let units = UInt64(abs(scaled))
+        appendDigits(of: units / scale)
+        var fraction = units % scale
+        guard fraction > 0 else { return }
+        var width = min(decimals, 6)
+        while fraction % 10 == 0 {
+            fraction /= 10
+            width -= 1
+        }
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(of: fraction, minimumWidth: width)
     }
 
     mutating func value(_ number: Int) {

@@ -35,16 +35,22 @@ struct Page<Item: JSONWritable & Sendable>: Sendable {
         return writer.response(headers: headers)
     }
 
-    private static func percentEncoded(_ text: Substring) -> String {
-        String(text).addingPercentEncoding(withAllowedCharacters: .urlQueryValueAllowed) ?? ""
+    /// Percent-encodes every byte but ASCII letters, digits and `-._~,` (so the header stays
+    /// ASCII). Byte by byte: Foundation's `addingPercentEncoding` cost more than the search.
+    static func percentEncoded(_ text: Substring) -> String {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: ","):
+                bytes.append(byte)
+            default:
+                bytes.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
-}
-
-extension CharacterSet {
-    /// Characters that may stand unescaped in a query key or value.
-    static let urlQueryValueAllowed: CharacterSet = {
-        var set = CharacterSet.alphanumerics
-        set.insert(charactersIn: "-._~,")
-        return set
-    }()
 }

@@ -118,7 +118,7 @@ struct PlaceImportSession {
             sql: """
                 SELECT p.id, p.name, p.lat, p.lng
                 FROM idx_places_geom AS r CROSS JOIN places AS p ON p.id = r.pkid
-                WHERE r.pkid MATCH burgermap_nearest(?, ?, 25.0, 0)
+                WHERE r.pkid MATCH burgermap_nearest(?, ?, 25.0, -1, 0)
                 """)
         let name = draft.name.lowercased()
         var best: (distance: Double, id: Int64)?

@@ -13,11 +13,13 @@ extension AppDatabase: PlaceStore {
     /// straight from SQLite: a nearby page decodes up to 100 places, and GRDB's row decoding cost
     /// more than the search itself.
     static func place(at handle: SQLiteStatement) -> Place {
+        // `sqlite3_column_blob` hands out the stored UTF-8 bytes as they are; `sqlite3_column_text`
+        // would first copy each one into a buffer of its own to add a NUL terminator.
         func text(_ column: Int32) -> String? {
-            guard let bytes = sqlite3_column_text(handle, column) else { return nil }
-            return String(
-                decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column))),
-                as: UTF8.self)
+            guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+            guard let bytes = sqlite3_column_blob(handle, column) else { return "" }
+            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+            return String(decoding: buffer, as: UTF8.self)
         }
         let reviewCount = Int(sqlite3_column_int64(handle, 9))
         let ratingSum = Double(sqlite3_column_int64(handle, 10))
@@ -49,12 +51,27 @@ extension AppDatabase: PlaceStore {
     }
 
     /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever parts are known.
+    /// (Built by appending into one reserved string: it runs for every place of every page.)
     static func displayAddress(street: String?, city: String?, province: String?, postalCode: String?, country: String?)
         -> String?
     {
-        let region = [province, postalCode].compactMap { $0 }.joined(separator: " ")
-        let parts = [street, city, region.isEmpty ? nil : region, country].compactMap { $0 }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        guard street != nil || city != nil || province != nil || postalCode != nil || country != nil else { return nil }
+        var line = ""
+        line.reserveCapacity(
+            (street?.utf8.count ?? 0) + (city?.utf8.count ?? 0) + (province?.utf8.count ?? 0)
+                + (postalCode?.utf8.count ?? 0) + (country?.utf8.count ?? 0) + 8)
+        func append(_ part: String?, after separator: String) {
+            guard let part else { return }
+            if !line.isEmpty { line += separator }
+            line += part
+        }
+        append(street, after: ", ")
+        append(city, after: ", ")
+        append(province, after: ", ")
+        // The postal code follows the province on the same part: "NY 13662".
+        append(postalCode, after: province == nil ? ", " : " ")
+        append(country, after: ", ")
+        return line
     }
 
     public func place(id: Int64) async throws -> Place? {
@@ -65,20 +82,27 @@ extension AppDatabase: PlaceStore {
 
     /// Places by id, in no particular order (missing ids are left out).
     static func places(_ db: Database, ids: some Collection<Int64>) throws -> [Int64: Place] {
+        var places: [Int64: Place] = [:]
+        places.reserveCapacity(ids.count)
+        try forEachPlaceRow(db, ids: ids) { id, handle in places[id] = place(at: handle) }
+        return places
+    }
+
+    /// Calls `body` with the row of each id that exists, positioned on `placeColumns`.
+    private static func forEachPlaceRow(
+        _ db: Database, ids: some Collection<Int64>, _ body: (Int64, SQLiteStatement) throws -> Void
+    ) throws {
         let statement = try db.cachedStatement(sql: "SELECT \(placeColumns) FROM places WHERE id = ?")
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
-        var places: [Int64: Place] = [:]
-        places.reserveCapacity(ids.count)
         for id in ids {
             sqlite3_reset(handle)
             sqlite3_bind_int64(handle, 1, id)
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { continue }
             guard code == SQLITE_ROW else { throw db.rawError(code) }
-            places[id] = place(at: handle)
+            try body(id, handle)
         }
-        return places
     }
 
     public func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage {
@@ -88,14 +112,23 @@ extension AppDatabase: PlaceStore {
     /// The nearby search on one connection (the benchmark calls this directly).
     public static func nearbyPlaces(_ db: Database, _ query: NearbyQuery) throws -> NearbyPage {
         let candidates = try NearestSearch(query: query).candidates(db, count: query.limit + 1)
-        let found = try places(db, ids: candidates).values
-            .map { NearbyPlace(place: $0, distanceM: bm_haversine_m(query.lat, query.lng, $0.lat, $0.lng)) }
-            .filter { item in
-                item.distanceM <= query.radiusM
-                    && query.after.map { $0 < NearbyKey(distanceM: item.distanceM, id: item.place.id) } ?? true
-            }
-            .sorted { ($0.distanceM, $0.place.id) < ($1.distanceM, $1.place.id) }
-        return NearbyPage(items: Array(found.prefix(query.limit)), hasMore: found.count > query.limit)
+        // Exact distances from the stored coordinates; only the places that qualify are decoded,
+        // and the sort moves small keys, not places.
+        var places: [Place] = []
+        var keys: [(key: NearbyKey, index: Int)] = []
+        places.reserveCapacity(candidates.count)
+        keys.reserveCapacity(candidates.count)
+        try forEachPlaceRow(db, ids: candidates) { id, handle in
+            let distance = bm_haversine_m(
+                query.lat, query.lng, sqlite3_column_double(handle, 2), sqlite3_column_double(handle, 3))
+            let key = NearbyKey(distanceM: distance, id: id)
+            guard distance <= query.radiusM, query.after.map({ $0 < key }) ?? true else { return }
+            keys.append((key, places.count))
+            places.append(place(at: handle))
+        }
+        keys.sort { $0.key < $1.key }
+        let items = keys.prefix(query.limit).map { NearbyPlace(place: places[$0.index], distanceM: $0.key.distanceM) }
+        return NearbyPage(items: items, hasMore: keys.count > query.limit)
     }
 
     /// How many R*Tree candidates a viewport may have before the search walks the

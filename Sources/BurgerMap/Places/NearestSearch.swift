@@ -11,22 +11,26 @@ import HeapModule
 /// distance, are never visited. A leaf cell is a point rounded outwards to 32-bit floats, so it
 /// also gives an upper bound. The walk stops once the next cell's lower bound exceeds the upper
 /// bound of `count` candidates that certainly qualify: no place left unseen can come before them.
+/// Without filters the callback keeps the same bound itself, so that cells beyond it never enter
+/// SQLite's queue (with filters a cell may not qualify, and it cannot know).
 /// Exact haversine distances then come from the stored coordinates of the few candidates, in
 /// one fetch that also reads the page's place rows.
 struct NearestSearch {
     let query: NearbyQuery
+
+    private var hasFilters: Bool { query.reviewedOnly || query.minRating != nil || query.category != nil }
 
     /// The cell statement. Filters need the place row; without them the walk stays in the R*Tree.
     /// (CROSS JOIN fixes the join order, so rows keep the R*Tree's order.)
     private var sql: String {
         var filters = ""
         if query.reviewedOnly { filters += " AND p.review_count > 0" }
-        if query.minRating != nil { filters += " AND p.review_count > 0 AND p.rating_sum >= ?5 * p.review_count" }
-        if query.category != nil { filters += " AND p.category = ?6" }
+        if query.minRating != nil { filters += " AND p.review_count > 0 AND p.rating_sum >= ?6 * p.review_count" }
+        if query.category != nil { filters += " AND p.category = ?7" }
         let join = filters.isEmpty ? "" : " CROSS JOIN places AS p ON p.id = r.pkid"
         return """
             SELECT r.pkid, r.xmin, r.xmax, r.ymin, r.ymax FROM idx_places_geom AS r\(join)
-            WHERE r.pkid MATCH burgermap_nearest(?1, ?2, ?3, ?4)\(filters)
+            WHERE r.pkid MATCH burgermap_nearest(?1, ?2, ?3, ?4, ?5)\(filters)
             """
     }
 
@@ -47,9 +51,10 @@ struct NearestSearch {
         sqlite3_bind_double(handle, 1, query.lat)
         sqlite3_bind_double(handle, 2, query.lng)
         sqlite3_bind_double(handle, 3, query.radiusM)
-        sqlite3_bind_double(handle, 4, query.after?.distanceM ?? 0)
-        if let minRating = query.minRating { sqlite3_bind_double(handle, 5, minRating) }
-        if let category = query.category { sqlite3_bind_text(handle, 6, category, -1, SQLITE_TRANSIENT) }
+        sqlite3_bind_double(handle, 4, query.after?.distanceM ?? -1)
+        sqlite3_bind_int(handle, 5, hasFilters ? 0 : Int32(count))
+        if let minRating = query.minRating { sqlite3_bind_double(handle, 6, minRating) }
+        if let category = query.category { sqlite3_bind_text(handle, 7, category, -1, SQLITE_TRANSIENT) }
 
         var ids: [Int64] = []
         // The `count` smallest upper bounds among candidates that certainly qualify.

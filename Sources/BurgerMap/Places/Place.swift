@@ -94,7 +94,7 @@ extension Place: JSONWritable {
         writer.key("cover_photo_url")
         writer.value(coverPhotoUrl)
         writer.key("created_at")
-        writer.value(createdAt.rfc3339)
+        writer.value(createdAt)
     }
 }
 
@@ -103,7 +103,7 @@ extension NearbyPlace: JSONWritable {
         writer.object { writer in
             place.writeMembers(to: &writer)
             writer.key("distance_m")
-            writer.value(distanceM)
+            writer.value(distanceM, decimals: 3)
         }
     }
 }

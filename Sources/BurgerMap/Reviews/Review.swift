@@ -88,9 +88,9 @@ extension Review: JSONWritable {
             writer.key("bookmarked_by_me")
             writer.value(bookmarkedByMe)
             writer.key("created_at")
-            writer.value(createdAt.rfc3339)
+            writer.value(createdAt)
             writer.key("updated_at")
-            writer.value(updatedAt.rfc3339)
+            writer.value(updatedAt)
         }
     }
 }

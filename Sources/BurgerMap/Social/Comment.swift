@@ -23,9 +23,9 @@ extension Comment: JSONWritable {
             writer.key("text")
             writer.value(text)
             writer.key("created_at")
-            writer.value(createdAt.rfc3339)
+            writer.value(createdAt)
             writer.key("updated_at")
-            writer.value(updatedAt.rfc3339)
+            writer.value(updatedAt)
         }
     }
 }

@@ -22,18 +22,43 @@ public struct Timestamp: Sendable, Hashable, Comparable {
 
     /// RFC 3339 text in UTC with exactly three fractional digits.
     public var rfc3339: String {
+        var bytes: [UInt8] = []
+        appendRFC3339(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the RFC 3339 text's UTF-8 bytes (every list item has one or two of these).
+    func appendRFC3339(to bytes: inout [UInt8]) {
         let seconds = milliseconds.floorDivided(by: 1000)
-        let millis = Int(milliseconds - seconds * 1000)
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        func digits(_ value: Int, _ width: Int, then separator: UInt8?) {
+            var divisor = 1
+            for _ in 1..<width { divisor *= 10 }
+            // Years before 0 and beyond 9999 keep their sign and extra digits.
+            var value = value
+            if value < 0 {
+                bytes.append(UInt8(ascii: "-"))
+                value = -value
+            }
+            if value >= divisor * 10 {
+                bytes.append(contentsOf: String(value / (divisor * 10)).utf8)
+                value %= divisor * 10
+            }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+            if let separator { bytes.append(separator) }
         }
-        return "\(pad(parts.tm_year + 1900, 4))-\(pad(parts.tm_mon + 1, 2))-\(pad(parts.tm_mday, 2))"
-            + "T\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2))"
-            + ".\(pad(Int32(millis), 3))Z"
+        digits(Int(parts.tm_year) + 1900, 4, then: UInt8(ascii: "-"))
+        digits(Int(parts.tm_mon) + 1, 2, then: UInt8(ascii: "-"))
+        digits(Int(parts.tm_mday), 2, then: UInt8(ascii: "T"))
+        digits(Int(parts.tm_hour), 2, then: UInt8(ascii: ":"))
+        digits(Int(parts.tm_min), 2, then: UInt8(ascii: ":"))
+        digits(Int(parts.tm_sec), 2, then: UInt8(ascii: "."))
+        digits(Int(milliseconds - seconds * 1000), 3, then: UInt8(ascii: "Z"))
     }
 }
 
