@@ -67,15 +67,15 @@ double bm_box_max_distance_m(double lat, double lng, double min_lat, double max_
     return 2.0 * BM_EARTH_RADIUS_M * sqrt(s2 / (1.0 - s2)) * (1.0 + 1e-12) + SCORE_SLACK_M;
 }
 
-double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
-                      double max_lng) {
-    // With s = sin(d / 2R), s^2 = sin^2(dlat / 2) + cos(lat1) cos(lat2) sin^2(dlng / 2) grows with
-    // |dlat| and |dlng|, so the smallest latitude and longitude gaps to the box bound it from
-    // below, and so do
-    // - each sine's cubic Taylor bound x - x^3/6 (for 0 <= x <= 1; the sine itself above that),
-    // - cos^2 of the pole-most latitude involved, for cos(lat1) cos(lat2), itself from below,
-    // - 2R s, for d = 2R asin(s).
-    // No libm call but sqrt: this runs for every cell the search looks at.
+/// A lower bound of s^2, where s = sin(d / 2R) and d is the distance from (lat, lng) to any point
+/// of the box. With s^2 = sin^2(dlat / 2) + cos(lat1) cos(lat2) sin^2(dlng / 2) growing with
+/// |dlat| and |dlng|, the smallest latitude and longitude gaps to the box bound it from below, and
+/// so do
+/// - each sine's cubic Taylor bound x - x^3/6 (for 0 <= x <= 1; the sine itself above that),
+/// - cos^2 of the pole-most latitude involved, for cos(lat1) cos(lat2), itself from below.
+/// No libm call (not even sqrt): this runs for every cell the search looks at.
+static inline double box_min_s2(double lat, double lng, double min_lat, double max_lat,
+                                double min_lng, double max_lng) {
     double q_lat = lat < min_lat ? min_lat : (lat > max_lat ? max_lat : lat);
     double d_lng = 0.0;
     if (lng < min_lng || lng > max_lng) {
@@ -87,8 +87,21 @@ double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, do
     double s_lat = half_lat <= 1.0 ? sin_below(half_lat) : sin(half_lat);
     double s_lng = half_lng <= 1.0 ? sin_below(half_lng) : sin(half_lng);
     double c = fmax(0.0, cos_below(fmax(fabs(lat), fmax(fabs(min_lat), fabs(max_lat))) * DEG));
-    double s = sqrt(s_lat * s_lat + c * c * s_lng * s_lng);
-    return fmax(0.0, 2.0 * BM_EARTH_RADIUS_M * s - SCORE_SLACK_M);
+    return s_lat * s_lat + c * c * s_lng * s_lng;
+}
+
+/// The s^2 of `box_min_s2` at which the score in metres passes `metres`: score > metres exactly
+/// when s^2 > this (for metres >= 0).
+static inline double score_s2(double metres) {
+    double s = (metres + SCORE_SLACK_M) / (2.0 * BM_EARTH_RADIUS_M);
+    return s * s;
+}
+
+double bm_box_score_m(double lat, double lng, double min_lat, double max_lat, double min_lng,
+                      double max_lng) {
+    // d = 2R asin(s) >= 2R s.
+    double s2 = box_min_s2(lat, lng, min_lat, max_lat, min_lng, max_lng);
+    return fmax(0.0, 2.0 * BM_EARTH_RADIUS_M * sqrt(s2) - SCORE_SLACK_M);
 }
 
 /// One search's running bound: the `capacity` smallest upper distance bounds among the leaf
@@ -139,8 +152,11 @@ static int nearest_query(sqlite3_rtree_query_info *info) {
         info->pUser = bound;
         info->xDelUser = sqlite3_free;
     }
-    double score = bm_box_score_m(lat, lng, c[2], c[3], c[0], c[1]);
-    if (score > radius || (bound != NULL && bound->count == bound->capacity && score > bound->heap[0])) {
+    // Compared and ordered as s^2, which grows with the score in metres (`bm_box_score_m`, which
+    // Swift reads back) but needs no square root.
+    double s2 = box_min_s2(lat, lng, c[2], c[3], c[0], c[1]);
+    if (s2 > score_s2(radius) ||
+        (bound != NULL && bound->count == bound->capacity && s2 > score_s2(bound->heap[0]))) {
         info->eWithin = NOT_WITHIN;
         return SQLITE_OK;
     }
@@ -150,12 +166,12 @@ static int nearest_query(sqlite3_rtree_query_info *info) {
             info->eWithin = NOT_WITHIN;
             return SQLITE_OK;
         }
-        if (bound != NULL && info->iLevel == 0 && upper <= radius && score > after) {
+        if (bound != NULL && info->iLevel == 0 && upper <= radius && (after < 0.0 || s2 > score_s2(after))) {
             bound_offer(bound, upper);
         }
     }
     info->eWithin = PARTLY_WITHIN;
-    info->rScore = score;
+    info->rScore = s2;
     return SQLITE_OK;
 }
 

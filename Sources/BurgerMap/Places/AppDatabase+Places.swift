@@ -4,35 +4,41 @@ import GRDBSQLite
 
 extension AppDatabase: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
-    static let placeColumns = """
-        id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
-        city, province, postal_code, country, cover_photo_id
-        """
+    static let placeColumns = placeColumns(of: nil)
 
-    /// The `Place` on the current row of a statement that selects `placeColumns`. Columns are read
-    /// straight from SQLite: a nearby page decodes up to 100 places, and GRDB's row decoding cost
-    /// more than the search itself.
-    static func place(at handle: SQLiteStatement) -> Place {
+    /// `placeColumns`, each qualified by a table name or alias when one is given.
+    static func placeColumns(of table: String?) -> String {
+        [
+            "id", "name", "lat", "lng", "address", "phone", "category", "source", "external_id", "review_count",
+            "rating_sum", "created_at", "city", "province", "postal_code", "country", "cover_photo_id",
+        ].map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
+    }
+
+    /// The `Place` on the current row of a statement that selects `placeColumns` from column
+    /// `first` on. Columns are read straight from SQLite: a nearby page decodes up to 100 places,
+    /// and GRDB's row decoding cost more than the search itself.
+    static func place(at handle: SQLiteStatement, from first: Int32 = 0) -> Place {
         // `sqlite3_column_blob` hands out the stored UTF-8 bytes as they are; `sqlite3_column_text`
         // would first copy each one into a buffer of its own to add a NUL terminator.
         func text(_ column: Int32) -> String? {
-            guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
-            guard let bytes = sqlite3_column_blob(handle, column) else { return "" }
-            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, column)))
+            guard sqlite3_column_type(handle, first + column) != SQLITE_NULL else { return nil }
+            guard let bytes = sqlite3_column_blob(handle, first + column) else { return "" }
+            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, first + column)))
             return String(decoding: buffer, as: UTF8.self)
         }
-        let reviewCount = Int(sqlite3_column_int64(handle, 9))
-        let ratingSum = Double(sqlite3_column_int64(handle, 10))
+        let reviewCount = Int(sqlite3_column_int64(handle, first + 9))
+        let ratingSum = Double(sqlite3_column_int64(handle, first + 10))
         return Place(
-            id: sqlite3_column_int64(handle, 0), name: text(1) ?? "", lat: sqlite3_column_double(handle, 2),
-            lng: sqlite3_column_double(handle, 3),
+            id: sqlite3_column_int64(handle, first), name: text(1) ?? "",
+            lat: sqlite3_column_double(handle, first + 2), lng: sqlite3_column_double(handle, first + 3),
             address: displayAddress(
-                street: text(4), city: text(12), province: text(13), postalCode: text(14), country: text(15)),
+                handle, street: first + 4, city: first + 12, province: first + 13, postalCode: first + 14,
+                country: first + 15),
             phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
-            coverPhotoUrl: sqlite3_column_type(handle, 16) == SQLITE_NULL
-                ? nil : PhotoURL.full(sqlite3_column_int64(handle, 16)),
-            createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, 11)))
+            coverPhotoUrl: sqlite3_column_type(handle, first + 16) == SQLITE_NULL
+                ? nil : PhotoURL.full(sqlite3_column_int64(handle, first + 16)),
+            createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, first + 11)))
     }
 
     /// Every place a query that selects `placeColumns` returns, in its order.
@@ -50,28 +56,48 @@ extension AppDatabase: PlaceStore {
         }
     }
 
-    /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever parts are known.
-    /// (Built by appending into one reserved string: it runs for every place of every page.)
-    static func displayAddress(street: String?, city: String?, province: String?, postalCode: String?, country: String?)
-        -> String?
-    {
-        guard street != nil || city != nil || province != nil || postalCode != nil || country != nil else { return nil }
-        var line = ""
-        line.reserveCapacity(
-            (street?.utf8.count ?? 0) + (city?.utf8.count ?? 0) + (province?.utf8.count ?? 0)
-                + (postalCode?.utf8.count ?? 0) + (country?.utf8.count ?? 0) + 8)
-        func append(_ part: String?, after separator: String) {
-            guard let part else { return }
-            if !line.isEmpty { line += separator }
-            line += part
+    /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever of the row's
+    /// address columns are set. Written from the row's bytes straight into one string: it runs for
+    /// every place of every page, and five intermediate strings cost more than the rest of the row.
+    static func displayAddress(
+        _ handle: SQLiteStatement, street: Int32, city: Int32, province: Int32, postalCode: Int32, country: Int32
+    ) -> String? {
+        func bytes(_ column: Int32) -> UnsafeRawBufferPointer? {
+            guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+            let start = sqlite3_column_blob(handle, column)
+            return UnsafeRawBufferPointer(
+                start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
         }
-        append(street, after: ", ")
-        append(city, after: ", ")
-        append(province, after: ", ")
-        // The postal code follows the province on the same part: "NY 13662".
-        append(postalCode, after: province == nil ? ", " : " ")
-        append(country, after: ", ")
-        return line
+        let parts = (bytes(street), bytes(city), bytes(province), bytes(postalCode), bytes(country))
+        guard parts.0 != nil || parts.1 != nil || parts.2 != nil || parts.3 != nil || parts.4 != nil else { return nil }
+        let capacity =
+            (parts.0?.count ?? 0) + (parts.1?.count ?? 0) + (parts.2?.count ?? 0) + (parts.3?.count ?? 0)
+            + (parts.4?.count ?? 0) + 8
+        return String(unsafeUninitializedCapacity: capacity) { line in
+            var length = 0
+            func append(_ part: UnsafeRawBufferPointer?, after separator: StaticString) {
+                guard let part else { return }
+                if length > 0 {
+                    separator.withUTF8Buffer { separator in
+                        for byte in separator {
+                            line[length] = byte
+                            length += 1
+                        }
+                    }
+                }
+                for byte in part {
+                    line[length] = byte
+                    length += 1
+                }
+            }
+            append(parts.0, after: ", ")
+            append(parts.1, after: ", ")
+            append(parts.2, after: ", ")
+            // The postal code follows the province in the same part: "NY 13662".
+            append(parts.3, after: parts.2 == nil ? ", " : " ")
+            append(parts.4, after: ", ")
+            return length
+        }
     }
 
     public func place(id: Int64) async throws -> Place? {
@@ -82,28 +108,23 @@ extension AppDatabase: PlaceStore {
 
     /// Places by id, in no particular order (missing ids are left out).
     static func places(_ db: Database, ids: some Collection<Int64>) throws -> [Int64: Place] {
-        var places: [Int64: Place] = [:]
-        places.reserveCapacity(ids.count)
-        try forEachPlaceRow(db, ids: ids) { id, handle in places[id] = place(at: handle) }
-        return places
-    }
-
-    /// Calls `body` with the row of each id that exists, positioned on `placeColumns`.
-    private static func forEachPlaceRow(
-        _ db: Database, ids: some Collection<Int64>, _ body: (Int64, SQLiteStatement) throws -> Void
-    ) throws {
-        let statement = try db.cachedStatement(sql: "SELECT \(placeColumns) FROM places WHERE id = ?")
+        let statement = try db.cachedStatement(sql: placeByIDSQL)
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
+        var places: [Int64: Place] = [:]
+        places.reserveCapacity(ids.count)
         for id in ids {
             sqlite3_reset(handle)
             sqlite3_bind_int64(handle, 1, id)
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { continue }
             guard code == SQLITE_ROW else { throw db.rawError(code) }
-            try body(id, handle)
+            places[id] = place(at: handle)
         }
+        return places
     }
+
+    private static let placeByIDSQL = "SELECT \(placeColumns) FROM places WHERE id = ?"
 
     public func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage {
         try await measured("nearby") { try await pool.read { db in try Self.nearbyPlaces(db, query) } }
@@ -111,24 +132,7 @@ extension AppDatabase: PlaceStore {
 
     /// The nearby search on one connection (the benchmark calls this directly).
     public static func nearbyPlaces(_ db: Database, _ query: NearbyQuery) throws -> NearbyPage {
-        let candidates = try NearestSearch(query: query).candidates(db, count: query.limit + 1)
-        // Exact distances from the stored coordinates; only the places that qualify are decoded,
-        // and the sort moves small keys, not places.
-        var places: [Place] = []
-        var keys: [(key: NearbyKey, index: Int)] = []
-        places.reserveCapacity(candidates.count)
-        keys.reserveCapacity(candidates.count)
-        try forEachPlaceRow(db, ids: candidates) { id, handle in
-            let distance = bm_haversine_m(
-                query.lat, query.lng, sqlite3_column_double(handle, 2), sqlite3_column_double(handle, 3))
-            let key = NearbyKey(distanceM: distance, id: id)
-            guard distance <= query.radiusM, query.after.map({ $0 < key }) ?? true else { return }
-            keys.append((key, places.count))
-            places.append(place(at: handle))
-        }
-        keys.sort { $0.key < $1.key }
-        let items = keys.prefix(query.limit).map { NearbyPlace(place: places[$0.index], distanceM: $0.key.distanceM) }
-        return NearbyPage(items: items, hasMore: keys.count > query.limit)
+        try NearestSearch(query: query).page(db)
     }
 
     /// How many R*Tree candidates a viewport may have before the search walks the

@@ -10,39 +10,44 @@ import HeapModule
 /// order of that bound; cells beyond the radius, or wholly nearer than the previous page's last
 /// distance, are never visited. A leaf cell is a point rounded outwards to 32-bit floats, so it
 /// also gives an upper bound. The walk stops once the next cell's lower bound exceeds the upper
-/// bound of `count` candidates that certainly qualify: no place left unseen can come before them.
-/// Without filters the callback keeps the same bound itself, so that cells beyond it never enter
-/// SQLite's queue (with filters a cell may not qualify, and it cannot know).
-/// Exact haversine distances then come from the stored coordinates of the few candidates, in
-/// one fetch that also reads the page's place rows.
+/// bound of `limit + 1` candidates that certainly qualify: no place left unseen can come before
+/// them. Without filters the callback keeps the same bound itself, so that cells beyond it never
+/// enter SQLite's queue (with filters a cell may not qualify, and it cannot know).
+/// Each cell comes joined with its place row, whose stored coordinates give the exact haversine
+/// distance; only the places that qualify are decoded.
 struct NearestSearch {
     let query: NearbyQuery
 
     private var hasFilters: Bool { query.reviewedOnly || query.minRating != nil || query.category != nil }
 
-    /// The cell statement. Filters need the place row; without them the walk stays in the R*Tree.
+    /// The cell statement: the cell's bounds, then `AppDatabase.placeColumns` from column 4 on.
     /// (CROSS JOIN fixes the join order, so rows keep the R*Tree's order.)
     private var sql: String {
+        guard hasFilters else { return Self.unfilteredSQL }
         var filters = ""
         if query.reviewedOnly { filters += " AND p.review_count > 0" }
         if query.minRating != nil { filters += " AND p.review_count > 0 AND p.rating_sum >= ?6 * p.review_count" }
         if query.category != nil { filters += " AND p.category = ?7" }
-        let join = filters.isEmpty ? "" : " CROSS JOIN places AS p ON p.id = r.pkid"
-        return """
-            SELECT r.pkid, r.xmin, r.xmax, r.ymin, r.ymax FROM idx_places_geom AS r\(join)
-            WHERE r.pkid MATCH burgermap_nearest(?1, ?2, ?3, ?4, ?5)\(filters)
-            """
+        return Self.sql(filters: filters)
     }
 
-    /// A place that may belong to the page, with bounds of its distance.
-    struct Candidate {
-        var id: Int64
-        var lowerBound: Double
+    /// The statement of most searches, made once (the statement cache looks it up by its text).
+    private static let unfilteredSQL = sql(filters: "")
+
+    private static func sql(filters: String) -> String {
+        """
+        SELECT r.xmin, r.xmax, r.ymin, r.ymax, \(AppDatabase.placeColumns(of: "p"))
+        FROM idx_places_geom AS r CROSS JOIN places AS p ON p.id = r.pkid
+        WHERE r.pkid MATCH burgermap_nearest(?1, ?2, ?3, ?4, ?5)\(filters)
+        """
     }
 
-    /// The ids of the places that may be among the first `count` results: a superset of them,
-    /// usually with only a few extra.
-    func candidates(_ db: Database, count: Int) throws -> [Int64] {
+    /// The first column of the place row in the statement.
+    private static let placeColumn: Int32 = 4
+
+    /// One page: the places after the cursor, nearest first (ties by id).
+    func page(_ db: Database) throws -> NearbyPage {
+        let count = query.limit + 1
         let statement = try db.cachedStatement(sql: sql)
         let handle = statement.sqliteStatement
         defer { sqlite3_reset(handle) }
@@ -56,7 +61,11 @@ struct NearestSearch {
         if let minRating = query.minRating { sqlite3_bind_double(handle, 6, minRating) }
         if let category = query.category { sqlite3_bind_text(handle, 7, category, -1, SQLITE_TRANSIENT) }
 
-        var ids: [Int64] = []
+        // The places that qualify, and their keys apart, so that the sort moves small values.
+        var places: [Place] = []
+        var keys: [(key: NearbyKey, index: Int)] = []
+        places.reserveCapacity(count + 4)
+        keys.reserveCapacity(count + 4)
         // The `count` smallest upper bounds among candidates that certainly qualify.
         var certain = Heap<Double>()
         while true {
@@ -65,19 +74,28 @@ struct NearestSearch {
             guard code == SQLITE_ROW else {
                 throw db.rawError(code)
             }
-            let (minX, maxX) = (sqlite3_column_double(handle, 1), sqlite3_column_double(handle, 2))
-            let (minY, maxY) = (sqlite3_column_double(handle, 3), sqlite3_column_double(handle, 4))
-            // Cells come in increasing order of this bound (it is the R*Tree's own score).
+            let (minX, maxX) = (sqlite3_column_double(handle, 0), sqlite3_column_double(handle, 1))
+            let (minY, maxY) = (sqlite3_column_double(handle, 2), sqlite3_column_double(handle, 3))
+            // Cells come in increasing order of this bound (it is the R*Tree's own order).
             let lower = bm_box_score_m(query.lat, query.lng, minY, maxY, minX, maxX)
             if certain.count == count, let bound = certain.max, lower > bound { break }
-            ids.append(sqlite3_column_int64(handle, 0))
             let upper = bm_box_max_distance_m(query.lat, query.lng, minY, maxY, minX, maxX)
             // Within the radius and strictly after the cursor whatever its exact distance.
             if upper <= query.radiusM, lower > (query.after?.distanceM ?? -1) {
                 certain.insert(upper)
                 if certain.count > count { _ = certain.removeMax() }
             }
+            let key = NearbyKey(
+                distanceM: bm_haversine_m(
+                    query.lat, query.lng, sqlite3_column_double(handle, Self.placeColumn + 2),
+                    sqlite3_column_double(handle, Self.placeColumn + 3)),
+                id: sqlite3_column_int64(handle, Self.placeColumn))
+            guard key.distanceM <= query.radiusM, query.after.map({ $0 < key }) ?? true else { continue }
+            keys.append((key, places.count))
+            places.append(AppDatabase.place(at: handle, from: Self.placeColumn))
         }
-        return ids
+        keys.sort { $0.key < $1.key }
+        let items = keys.prefix(query.limit).map { NearbyPlace(place: places[$0.index], distanceM: $0.key.distanceM) }
+        return NearbyPage(items: items, hasMore: keys.count > query.limit)
     }
 }
