@@ -23,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", exact: "5.8.0"),
         .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", exact: "1.2.0"),
     ],
     targets: [
         // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
@@ -53,6 +54,7 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -72,9 +72,9 @@ extension AccessTokens {
     static func algorithm(of token: String) -> String? {
         struct Header: Decodable { var alg: String }
         guard let encoded = token.split(separator: ".", omittingEmptySubsequences: false).first,
-            let data = CursorCodec.data(base64URL: encoded)
+            let bytes = CursorCodec.bytes(base64URL: encoded.utf8)
         else { return nil }
-        return try? JSONDecoder().decode(Header.self, from: data).alg
+        return try? JSONDecoder().decode(Header.self, from: Data(bytes)).alg
     }
 }
 
@@ -100,7 +100,7 @@ extension Duration {
 /// hash, so a copy of the database cannot be used to log in.
 enum RefreshTokens {
     static func generate() -> String {
-        CursorCodec.base64URL(SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) })
+        SymmetricKey(size: .bits256).withUnsafeBytes { CursorCodec.base64URL($0) }
     }
 
     static func hash(_ token: String) -> [UInt8] {

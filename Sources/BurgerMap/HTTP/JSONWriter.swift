@@ -135,7 +135,8 @@ struct JSONWriter {
     mutating func value(_ number: Double?) {
         separate()
         guard let number, number.isFinite else { return appendNull() }
-        bytes.append(contentsOf: number.description.utf8)
+        var text = number.description
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     mutating func value(_ flag: Bool) {
