@@ -1,21 +1,21 @@
 import Hummingbird
+import HummingbirdCore
 
 /// Reads and validates query parameters, collecting every invalid field so that one answer
 /// tells the client all that is wrong.
 struct QueryReader {
-    private let parameters: [String: String]
+    /// Hummingbird's parsed query, read in place (a repeated name counts once, the first time).
+    private let parameters: FlatDictionary<Substring, Substring>
     private(set) var errors: [FieldError] = []
 
     init(_ request: Request) {
-        var parameters: [String: String] = [:]
-        for (key, value) in request.uri.queryParameters {
-            parameters[String(key)] = String(value)
-        }
-        self.parameters = parameters
+        parameters = request.uri.queryParameters
     }
 
+    private func value(_ name: String) -> Substring? { parameters[name[...]] }
+
     /// The raw text of a parameter, if present.
-    func text(_ name: String) -> String? { parameters[name] }
+    func text(_ name: String) -> String? { value(name).map(String.init) }
 
     private mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
         errors.append(FieldError(field: name, code: code, key, arguments))
@@ -23,7 +23,7 @@ struct QueryReader {
 
     /// A finite number within `range`; `fallback` when absent (a missing required one is an error).
     mutating func double(_ name: String, in range: ClosedRange<Double>, default fallback: Double? = nil) -> Double {
-        guard let text = parameters[name], !text.isEmpty else {
+        guard let text = value(name), !text.isEmpty else {
             if let fallback { return fallback }
             fail(name, "required", .fieldRequired)
             return range.lowerBound
@@ -43,13 +43,13 @@ struct QueryReader {
 
     /// An optional finite number within `range`.
     mutating func optionalDouble(_ name: String, in range: ClosedRange<Double>) -> Double? {
-        guard let text = parameters[name], !text.isEmpty else { return nil }
+        guard let text = value(name), !text.isEmpty else { return nil }
         return double(name, in: range)
     }
 
     /// A whole number within `range`, or `fallback` when absent.
     mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) -> Int {
-        guard let text = parameters[name], !text.isEmpty else { return fallback }
+        guard let text = value(name), !text.isEmpty else { return fallback }
         guard let value = Int(text) else {
             fail(name, "not_an_integer", .fieldNotInteger)
             return fallback
@@ -63,7 +63,7 @@ struct QueryReader {
 
     /// `true` or `false` (also `1`/`0`), or `false` when absent.
     mutating func bool(_ name: String) -> Bool {
-        guard let text = parameters[name], !text.isEmpty else { return false }
+        guard let text = value(name), !text.isEmpty else { return false }
         switch text.lowercased() {
         case "true", "1": return true
         case "false", "0": return false
