@@ -27,7 +27,8 @@ struct Page<Item: JSONWritable & Sendable>: Sendable {
         writer.object { writer in
             writer.key("items")
             writer.array { writer in
-                for item in items { item.write(to: &writer) }
+                // By index: each item is written in place, not copied out of the array first.
+                for index in items.indices { items[index].write(to: &writer) }
             }
             writer.key("next_cursor")
             writer.value(nextCursor)

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+
+@testable import BurgerMap
+
+/// The hand-written JSON output that every list uses, checked against Foundation's parser.
+@Suite("JSON writer")
+struct JSONWriterTests {
+    /// Parses `bytes` as a one-element array and answers the element.
+    func parsed(_ bytes: [UInt8]) throws -> Any {
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [Any])
+        return try #require(array.first)
+    }
+
+    func written(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.array { write(&$0) }
+        return writer.bytes
+    }
+
+    @Test("strings round-trip whatever they hold and wherever the escapes fall")
+    func stringsRoundTrip() throws {
+        var random = SeededGenerator(seed: 11)
+        let pieces = [
+            "a", "Burger", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1}", "\u{1F}", "/", "é", "한", "🍔",
+            "👨‍👩‍👧", "\u{7F}", "~",
+        ]
+        var texts = ["", "plain ascii text that is long enough for several words", String(repeating: "\"", count: 17)]
+        for _ in 0..<400 {
+            let count = Int.random(in: 0...40, using: &random)
+            texts.append((0..<count).map { _ in pieces.randomElement(using: &random)! }.joined())
+        }
+        for text in texts {
+            let bytes = written { $0.value(text) }
+            #expect(try parsed(bytes) as? String == text, "\(text.debugDescription)")
+            // Nothing below 0x20 is left raw.
+            #expect(!bytes.contains { $0 < 0x20 })
+        }
+        #expect(try parsed(written { $0.value(nil as String?) }) is NSNull)
+    }
+
+    @Test("integers, rounded decimals and moments read back as written")
+    func numbersAndTimes() throws {
+        for number in [0, 7, -7, 1_000_000, Int64.max, Int64.min + 1] {
+            #expect(try parsed(written { $0.value(number) }) as? NSNumber == NSNumber(value: number))
+        }
+        let decimals: [(Double, String)] = [
+            (1234.56789, "1234.568"), (0.0004, "0"), (0.5, "0.5"), (12, "12"), (-3.25, "-3.25"), (99.9996, "100"),
+            (0.001, "0.001"), (0.0105, "0.011"),
+        ]
+        for (number, text) in decimals {
+            #expect(String(decoding: written { $0.value(number, decimals: 3) }, as: UTF8.self) == "[\(text)]")
+        }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        for milliseconds: Int64 in [0, 1, 999, 1_795_256_384_815, -1, -86_400_001, 253_402_300_799_999] {
+            let time = Timestamp(milliseconds: milliseconds)
+            let text = try #require(try parsed(written { $0.value(time) }) as? String)
+            #expect(text == time.rfc3339)
+            let date = try #require(formatter.date(from: text), "\(text)")
+            #expect(Int64((date.timeIntervalSince1970 * 1000).rounded()) == milliseconds)
+        }
+    }
+}
