@@ -17,11 +17,8 @@ struct Page<Item: JSONWritable & Sendable>: Sendable {
     func response(for request: Request) -> Response {
         var headers: HTTPFields = [:]
         if let nextCursor {
-            var query = request.uri.queryParameters
-                .filter { $0.key != "cursor" }
-                .map { "\(Self.percentEncoded($0.key))=\(Self.percentEncoded($0.value))" }
-            query.append("cursor=\(Self.percentEncoded(nextCursor[...]))")
-            headers[HTTPField.Name("Link")!] = "<\(request.uri.path)?\(query.joined(separator: "&"))>; rel=\"next\""
+            headers[HTTPField.Name("Link")!] = Self.nextLink(
+                path: request.uri.path, query: request.uri.query, cursor: nextCursor)
         }
         var writer = JSONWriter(capacity: 512 + items.count * 400)
         writer.object { writer in
@@ -36,22 +33,57 @@ struct Page<Item: JSONWritable & Sendable>: Sendable {
         return writer.response(headers: headers)
     }
 
-    /// Percent-encodes every byte but ASCII letters, digits and `-._~,` (so the header stays
-    /// ASCII). Byte by byte: Foundation's `addingPercentEncoding` cost more than the search.
-    static func percentEncoded(_ text: Substring) -> String {
-        let hex = Array("0123456789ABCDEF".utf8)
+    /// `<path?query>; rel="next"`: the request's parameters as it sent them, its old cursor left
+    /// out and the new one last. Bytes that may not stand in a query (or would end the `<…>`) are
+    /// percent-encoded, so the header stays ASCII; escapes the client wrote stay as they are.
+    /// (One pass over the bytes: decoding and re-encoding every parameter cost more than the
+    /// search.)
+    static func nextLink(path: String, query: String?, cursor: String) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        for byte in text.utf8 {
+        bytes.reserveCapacity(path.utf8.count + (query?.utf8.count ?? 0) + cursor.utf8.count + 32)
+        bytes.append(UInt8(ascii: "<"))
+        appendEncoded(path.utf8, to: &bytes, keeping: "/")
+        bytes.append(UInt8(ascii: "?"))
+        for parameter in (query ?? "").utf8.split(separator: UInt8(ascii: "&")) {
+            let name = parameter.prefix { $0 != UInt8(ascii: "=") }
+            guard !name.elementsEqual("cursor".utf8) else { continue }
+            appendEncoded(parameter, to: &bytes, keeping: "=+")
+            bytes.append(UInt8(ascii: "&"))
+        }
+        bytes.append(contentsOf: "cursor=".utf8)
+        appendEncoded(cursor.utf8, to: &bytes, keeping: "")
+        bytes.append(contentsOf: ">; rel=\"next\"".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text`, percent-encoding every byte but ASCII letters, digits, `-._~,`, the bytes
+    /// of `keeping`, and a `%` that starts an escape.
+    private static func appendEncoded(
+        _ text: some Collection<UInt8>, to bytes: inout [UInt8], keeping: StaticString
+    ) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        func isHex(_ byte: UInt8) -> Bool {
+            (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+                || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+        }
+        var index = text.startIndex
+        while index != text.endIndex {
+            let byte = text[index]
+            index = text.index(after: index)
             switch byte {
             case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
                 UInt8(ascii: "~"), UInt8(ascii: ","):
                 bytes.append(byte)
+            case UInt8(ascii: "%")
+            where text[index...].prefix(2).count == 2 && text[index...].prefix(2).allSatisfy(isHex):
+                bytes.append(byte)
+            case _ where keeping.withUTF8Buffer({ $0.contains(byte) }):
+                bytes.append(byte)
             default:
                 bytes.append(contentsOf: [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 15)]])
             }
         }
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
