@@ -120,23 +120,7 @@ struct JSONWriter {
     mutating func value(_ number: Int64) {
         separate()
         if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        appendDigits(of: number.magnitude)
-    }
-
-    /// Decimal digits, zero-padded to `minimumWidth`, without an intermediate `String` (ids and
-    /// counts fill every list).
-    private mutating func appendDigits(of number: UInt64, minimumWidth: Int = 1) {
-        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: 20 digits at most
-        withUnsafeMutableBytes(of: &buffer) { digits in
-            var rest = number
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0 || digits.count - start < minimumWidth
-            bytes.append(contentsOf: digits[start...])
-        }
+        bytes.appendDecimal(number.magnitude)
     }
 
     /// A finite number rounded to `decimals` places (at most 6), trailing zeros dropped: `1234.5`.
@@ -148,7 +132,7 @@ struct JSONWriter {
         separate()
         if scaled < 0 { bytes.append(UInt8(ascii: "-")) }
         let units = UInt64(abs(scaled))
-        appendDigits(of: units / scale)
+        bytes.appendDecimal(units / scale)
         var fraction = units % scale
         guard fraction > 0 else { return }
         var width = min(decimals, 6)
@@ -157,7 +141,7 @@ struct JSONWriter {
             width -= 1
         }
         bytes.append(UInt8(ascii: "."))
-        appendDigits(of: fraction, minimumWidth: width)
+        bytes.appendDecimal(fraction, minimumWidth: width)
     }
 
     mutating func value(_ number: Int) {

@@ -18,13 +18,8 @@ extension AppDatabase: PlaceStore {
     /// `first` on. Columns are read straight from SQLite: a nearby page decodes up to 100 places,
     /// and GRDB's row decoding cost more than the search itself.
     static func place(at handle: SQLiteStatement, from first: Int32 = 0) -> Place {
-        // `sqlite3_column_blob` hands out the stored UTF-8 bytes as they are; `sqlite3_column_text`
-        // would first copy each one into a buffer of its own to add a NUL terminator.
         func text(_ column: Int32) -> String? {
-            guard sqlite3_column_type(handle, first + column) != SQLITE_NULL else { return nil }
-            guard let bytes = sqlite3_column_blob(handle, first + column) else { return "" }
-            let buffer = UnsafeRawBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, first + column)))
-            return String(decoding: buffer, as: UTF8.self)
+            textBytes(handle, first + column).map { String(decoding: $0, as: UTF8.self) }
         }
         let reviewCount = Int(sqlite3_column_int64(handle, first + 9))
         let ratingSum = Double(sqlite3_column_int64(handle, first + 10))
@@ -56,19 +51,25 @@ extension AppDatabase: PlaceStore {
         }
     }
 
+    /// The stored UTF-8 bytes of a text column, valid until the statement moves on; `nil` for
+    /// NULL. (`sqlite3_column_blob` hands them out as they are; `sqlite3_column_text` would first
+    /// copy each into a buffer of its own to add a NUL terminator.)
+    private static func textBytes(_ handle: SQLiteStatement, _ column: Int32) -> UnsafeRawBufferPointer? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
+        let start = sqlite3_column_blob(handle, column)
+        return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
+    }
+
     /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever of the row's
     /// address columns are set. Written from the row's bytes straight into one string: it runs for
     /// every place of every page, and five intermediate strings cost more than the rest of the row.
     static func displayAddress(
         _ handle: SQLiteStatement, street: Int32, city: Int32, province: Int32, postalCode: Int32, country: Int32
     ) -> String? {
-        func bytes(_ column: Int32) -> UnsafeRawBufferPointer? {
-            guard sqlite3_column_type(handle, column) != SQLITE_NULL else { return nil }
-            let start = sqlite3_column_blob(handle, column)
-            return UnsafeRawBufferPointer(
-                start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
-        }
-        let parts = (bytes(street), bytes(city), bytes(province), bytes(postalCode), bytes(country))
+        let parts = (
+            textBytes(handle, street), textBytes(handle, city), textBytes(handle, province),
+            textBytes(handle, postalCode), textBytes(handle, country)
+        )
         guard parts.0 != nil || parts.1 != nil || parts.2 != nil || parts.3 != nil || parts.4 != nil else { return nil }
         let capacity =
             (parts.0?.count ?? 0) + (parts.1?.count ?? 0) + (parts.2?.count ?? 0) + (parts.3?.count ?? 0)

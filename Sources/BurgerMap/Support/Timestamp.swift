@@ -33,24 +33,11 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         var time = time_t(seconds)
         var parts = tm()
         gmtime_r(&time, &parts)
-        func digits(_ value: Int, _ width: Int, then separator: UInt8?) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            // Years before 0 and beyond 9999 keep their sign and extra digits.
-            var value = value
-            if value < 0 {
-                bytes.append(UInt8(ascii: "-"))
-                value = -value
-            }
-            if value >= divisor * 10 {
-                bytes.append(contentsOf: String(value / (divisor * 10)).utf8)
-                value %= divisor * 10
-            }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
-            }
-            if let separator { bytes.append(separator) }
+        func digits(_ value: Int, _ width: Int, then separator: UInt8) {
+            // Years before 0 keep their sign (and years past 9999 their extra digits).
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.appendDecimal(UInt64(value.magnitude), minimumWidth: width)
+            bytes.append(separator)
         }
         digits(Int(parts.tm_year) + 1900, 4, then: UInt8(ascii: "-"))
         digits(Int(parts.tm_mon) + 1, 2, then: UInt8(ascii: "-"))
@@ -67,5 +54,23 @@ extension Int64 {
     func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    }
+}
+
+extension [UInt8] {
+    /// Appends the decimal digits of `number`, zero-padded to `minimumWidth`, without an
+    /// intermediate `String` (every list writes ids, counts and times this way).
+    mutating func appendDecimal(_ number: UInt64, minimumWidth: Int = 1) {
+        var buffer: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: 20 digits at most
+        Swift.withUnsafeMutableBytes(of: &buffer) { digits in
+            var rest = number
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0 || digits.count - start < Swift.min(minimumWidth, digits.count)
+            append(contentsOf: digits[start...])
+        }
     }
 }
