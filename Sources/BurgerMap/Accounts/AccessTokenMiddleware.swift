@@ -43,3 +43,11 @@ struct AccessTokenMiddleware: RouterMiddleware {
         }
     }
 }
+
+extension RouteCollection where Context == AppRequestContext {
+    /// The group of routes that need a signed-in user: behind `authentication`, their handlers
+    /// get an `AuthenticatedContext` (a request without a valid token is `401` before they run).
+    func signedIn(_ authentication: AccessTokenMiddleware) -> RouterGroup<AuthenticatedContext> {
+        group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+    }
+}

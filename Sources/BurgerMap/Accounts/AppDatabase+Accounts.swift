@@ -20,12 +20,6 @@ enum RefreshOutcome: Equatable {
 extension AppDatabase {
     static let userColumns = "id, email, nickname, bio, avatar_photo_id, created_at"
 
-    /// `userColumns` of the table aliased `alias` in a join (`u.id, u.email, …`).
-    static func userColumns(of alias: String) -> String {
-        userColumns.split(separator: ",").map { "\(alias)." + $0.trimmingCharacters(in: .whitespaces) }
-            .joined(separator: ", ")
-    }
-
     /// One account, read on a connection already held.
     static func user(_ db: Database, id: Int64) throws -> User? {
         try Row.fetchOne(db, sql: "SELECT \(userColumns) FROM users WHERE id = ?", arguments: [id]).map(user)

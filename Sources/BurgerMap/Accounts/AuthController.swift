@@ -11,9 +11,7 @@ struct AuthController {
         routes.post("register", use: register)
         routes.post("login", use: login)
         routes.post("refresh", use: refresh)
-        routes.group()
-            .add(middleware: AccessTokenMiddleware(tokens: accounts.accessTokens, database: database))
-            .group(context: AuthenticatedContext.self)
+        routes.signedIn(AccessTokenMiddleware(tokens: accounts.accessTokens, database: database))
             .post("logout", use: logout)
         return routes
     }

@@ -27,7 +27,7 @@ public struct AppRequestContext: AuthRequestContext, RemoteAddressRequestContext
 
 /// The context of routes that need a signed-in user: it cannot be made without one, so a
 /// handler cannot forget the check. Routes get it by grouping under
-/// `group(context: AuthenticatedContext.self)` behind `AccessTokenMiddleware`.
+/// `routes.signedIn(authentication)` (`AccessTokenMiddleware` then this context).
 public struct AuthenticatedContext: ChildRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in user.

@@ -4,15 +4,10 @@ import GRDBSQLite
 
 extension AppDatabase: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
-    static let placeColumns = placeColumns(of: nil)
-
-    /// `placeColumns`, each qualified by a table name or alias when one is given.
-    static func placeColumns(of table: String?) -> String {
-        [
-            "id", "name", "lat", "lng", "address", "phone", "category", "source", "external_id", "review_count",
-            "rating_sum", "created_at", "city", "province", "postal_code", "country", "cover_photo_id",
-        ].map { column in table.map { "\($0).\(column)" } ?? column }.joined(separator: ", ")
-    }
+    static let placeColumns = """
+        id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
+        city, province, postal_code, country, cover_photo_id
+        """
 
     /// The `Place` on the current row of a statement that selects `placeColumns` from column
     /// `first` on. Columns are read straight from SQLite: a nearby page decodes up to 100 places,

@@ -36,7 +36,7 @@ struct NearestSearch {
 
     private static func sql(filters: String) -> String {
         """
-        SELECT r.xmin, r.xmax, r.ymin, r.ymax, \(AppDatabase.placeColumns(of: "p"))
+        SELECT r.xmin, r.xmax, r.ymin, r.ymax, \(AppDatabase.qualified(AppDatabase.placeColumns, by: "p"))
         FROM idx_places_geom AS r CROSS JOIN places AS p ON p.id = r.pkid
         WHERE r.pkid MATCH burgermap_nearest(?1, ?2, ?3, ?4, ?5)\(filters)
         """

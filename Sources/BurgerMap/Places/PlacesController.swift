@@ -12,7 +12,7 @@ struct PlacesController {
         routes.get("nearby", use: nearby)
         routes.get(use: viewport)
         routes.get(":id", use: show)
-        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        routes.signedIn(authentication)
             .post(use: create)
         return routes
     }

@@ -5,7 +5,7 @@ extension AppDatabase {
     static let reviewSelect = """
         SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at, r.updated_at,
                p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
-               \(userColumns(of: "u"))
+               \(qualified(userColumns, by: "u"))
         FROM reviews AS r JOIN places AS p ON p.id = r.place_id JOIN users AS u ON u.id = r.author_id
         """
 

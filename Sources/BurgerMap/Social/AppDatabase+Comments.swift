@@ -2,7 +2,7 @@ import GRDB
 
 extension AppDatabase {
     private static let commentSelect = """
-        SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(userColumns(of: "u"))
+        SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(qualified(userColumns, by: "u"))
         FROM comments AS c JOIN users AS u ON u.id = c.author_id
         """
 

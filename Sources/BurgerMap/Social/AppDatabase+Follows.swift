@@ -52,7 +52,7 @@ extension AppDatabase {
             try await pool.read { db in
                 let query = KeysetOrder.newestFirst.query(
                     """
-                    SELECT \(Self.userColumns(of: "u")), f.created_at AS followed_at
+                    SELECT \(Self.qualified(Self.userColumns, by: "u")), f.created_at AS followed_at
                     FROM follows AS f JOIN users AS u ON u.id = f.\(theirs)
                     """, where: "f.\(mine) = ?", [userID], time: "f.created_at", id: "f.\(theirs)", after: after,
                     limit: limit)

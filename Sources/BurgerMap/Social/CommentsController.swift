@@ -11,7 +11,7 @@ struct CommentsController {
     var reviewEndpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get(":id/comments", use: list)
-        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        routes.signedIn(authentication)
             .post(":id/comments", use: create)
         return routes
     }
@@ -19,7 +19,7 @@ struct CommentsController {
     /// The routes under `/v1/comments`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        routes.signedIn(authentication)
             .patch(":id", use: update)
             .delete(":id", use: delete)
         return routes

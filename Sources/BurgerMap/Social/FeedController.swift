@@ -9,7 +9,7 @@ struct FeedController {
     /// The route, mounted at `/v1/feed`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self).get(use: feed)
+        routes.signedIn(authentication).get(use: feed)
         return routes
     }
 

@@ -9,7 +9,7 @@ struct FollowsController {
     /// The routes, mounted at `/v1/users`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        let signedIn = routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        let signedIn = routes.signedIn(authentication)
         signedIn.put(":id/follow") { request, context in try await toggle(active: true, context: context) }
         signedIn.delete(":id/follow") { request, context in try await toggle(active: false, context: context) }
         routes.get(":id/followers") { request, context in try await list(.followers, request, context: context) }

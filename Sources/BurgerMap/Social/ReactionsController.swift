@@ -11,7 +11,7 @@ struct ReactionsController {
     /// The toggles under `/v1/reviews/{id}`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        let signedIn = routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        let signedIn = routes.signedIn(authentication)
         for reaction in Reaction.allCases {
             signedIn.put(":id/\(reaction.rawValue)") { request, context in
                 try await toggle(reaction, active: true, context: context)
@@ -26,7 +26,7 @@ struct ReactionsController {
     /// `GET /v1/me/likes` and `/v1/me/bookmarks`.
     var personalEndpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        let signedIn = routes.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+        let signedIn = routes.signedIn(authentication)
         signedIn.get("likes") { request, context in try await list(.like, request, context: context) }
         signedIn.get("bookmarks") { request, context in try await list(.bookmark, request, context: context) }
         return routes

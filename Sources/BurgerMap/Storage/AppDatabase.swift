@@ -55,6 +55,13 @@ public final class AppDatabase: Sendable {
         try db.execute(sql: "PRAGMA temp_store = FILE; PRAGMA cache_size = -32000; PRAGMA mmap_size = \(1 << 34)")
     }
 
+    /// A comma-separated column list with every name qualified by a table alias, for joins:
+    /// `qualified("id, name", by: "p")` is `p.id, p.name`.
+    static func qualified(_ columns: String, by alias: String) -> String {
+        columns.split(separator: ",").map { "\(alias)." + $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .joined(separator: ", ")
+    }
+
     /// Answers whether the database answers a trivial query (for `GET /health`).
     public func isReachable() async -> Bool {
         (try? await pool.read { db in try Int.fetchOne(db, sql: "SELECT 1") }) == 1
