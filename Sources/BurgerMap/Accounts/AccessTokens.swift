@@ -45,7 +45,7 @@ public struct AccessTokens: Sendable {
     }
 
     /// A new token for `userID`.
-    func issue(for userID: Int64, at time: Date = Date()) async throws -> String {
+    func issue(for userID: Int64, at time: Date = Timestamp.now().date) async throws -> String {
         // Whole seconds, as JWT numeric dates usually are.
         let time = Date(timeIntervalSince1970: time.timeIntervalSince1970.rounded(.down))
         let claims = AccessTokenClaims(
@@ -55,7 +55,7 @@ public struct AccessTokens: Sendable {
     }
 
     /// The user id a token was issued for, if it is genuine and still valid.
-    func verify(_ token: String, at time: Date = Date()) async -> Result<Int64, AccessTokenFailure> {
+    func verify(_ token: String, at time: Date = Timestamp.now().date) async -> Result<Int64, AccessTokenFailure> {
         guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
             let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
             let userID = Int64(claims.sub.value), userID > 0

@@ -20,12 +20,12 @@ enum AccountRules {
         if !valid { errors.append(FieldError(field: "email", code: "invalid", .emailInvalid)) }
     }
 
-    /// A password: 8 to 128 characters, anything else allowed.
+    /// A password: 8 to 128 code points, anything else allowed.
     static func checkPassword(_ password: String, into errors: inout [FieldError]) {
-        TextRules.checkLength(password, field: "password", 8...128, into: &errors)
+        TextField.password.check(password, into: &errors)
     }
 
-    /// A nickname: 2 to 30 characters, no white space at either end, no control characters.
+    /// A nickname: 2 to 30 code points, no white space at either end, no control characters.
     static func checkNickname(_ nickname: String, into errors: inout [FieldError]) {
         if let first = nickname.unicodeScalars.first, let last = nickname.unicodeScalars.last,
             first.properties.isWhitespace || last.properties.isWhitespace
@@ -33,11 +33,11 @@ enum AccountRules {
             errors.append(FieldError(field: "nickname", code: "surrounding_space", .nicknameSpaces))
             return
         }
-        TextRules.checkText(nickname, field: "nickname", 2...30, storedScalars: 200, into: &errors)
+        TextField.nickname.check(nickname, into: &errors)
     }
 
-    /// A bio: at most 500 characters; line breaks allowed, other control characters not.
+    /// A bio: at most 500 code points; line breaks allowed, other control characters not.
     static func checkBio(_ bio: String, into errors: inout [FieldError]) {
-        TextRules.checkText(bio, field: "bio", 0...500, allowingLineBreaks: true, storedScalars: 500, into: &errors)
+        TextField.bio.check(bio, into: &errors)
     }
 }

@@ -36,7 +36,7 @@ public final class LoginThrottle: Sendable {
 
     /// Seconds until a login for this email from this client may be tried again, or `nil` when
     /// it may be tried now.
-    func retryAfter(email: String, client: String, now: Date = Date()) -> Int? {
+    func retryAfter(email: String, client: String, now: Date = Timestamp.now().date) -> Int? {
         let window = policy.window.seconds
         return failures.withLock { failures in
             var wait: Double?
@@ -51,7 +51,7 @@ public final class LoginThrottle: Sendable {
     }
 
     /// Records a failed login.
-    func recordFailure(email: String, client: String, now: Date = Date()) {
+    func recordFailure(email: String, client: String, now: Date = Timestamp.now().date) {
         let window = policy.window.seconds
         failures.withLock { failures in
             if failures.count > sweepThreshold {

@@ -15,6 +15,11 @@ struct UploadLimits: Sendable {
     var fieldBytes = 64 << 10
     /// Bytes with nothing to show for them: part headers or a preamble that never ends.
     var headerBytes = 16 << 10
+    /// How many parts of any kind: a form of a few fields and files has no use for more, and a
+    /// body of a million tiny parts would otherwise cost work and errors for each.
+    var parts = 16
+    /// How many headers one part may have.
+    var headersPerPart = 8
 }
 
 /// One complete part of a form.
@@ -134,6 +139,7 @@ private final class PartCollector {
     private var current: (name: String, filename: String?, isFile: Bool)?
     private var bytes: [UInt8] = []
     private var files = 0
+    private var parts = 0
     private var completed: [FormPart] = []
 
     init(limits: UploadLimits, fileFields: Set<String>) {
@@ -144,6 +150,11 @@ private final class PartCollector {
     func header(_ name: String, _ value: String) {
         silentBytes = 0
         sawPart = true
+        guard failure == nil else { return }
+        guard headers.count < limits.headersPerPart else {
+            failure = Problem(.payloadTooLarge, .tooManyPartHeaders, ["max": "\(limits.headersPerPart)"])
+            return
+        }
         headers.append((name, value))
     }
 
@@ -182,6 +193,11 @@ private final class PartCollector {
     /// is a file (counted against the file limit when it starts).
     private func startPartIfNeeded() -> (name: String, filename: String?, isFile: Bool)? {
         if let current { return current }
+        parts += 1
+        guard parts <= limits.parts else {
+            failure = Problem(.payloadTooLarge, .tooManyParts, ["max": "\(limits.parts)"])
+            return nil
+        }
         let disposition = headers.first { $0.0.lowercased() == "content-disposition" }?.1
         let (kind, parameters) = disposition.map(HeaderParameters.parse) ?? ("", [:])
         guard kind == "form-data", let name = parameters["name"], !name.isEmpty else {

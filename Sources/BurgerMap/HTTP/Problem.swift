@@ -19,6 +19,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     case rateLimited = "rate_limited"
+    case notImplemented = "not_implemented"
     case `internal`
 
     /// The HTTP status that goes with the code.
@@ -33,6 +34,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
         case .payloadTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .rateLimited: .tooManyRequests
+        case .notImplemented: .notImplemented
         case .internal: .internalServerError
         }
     }
@@ -82,7 +84,11 @@ public struct Problem: HTTPResponseError, Sendable {
 
     public var status: HTTPResponse.Status { code.status }
 
-    /// A `validation_failed` problem for the given fields.
+    /// The most field errors one answer lists; the detail gives the whole count.
+    public static let listedFieldErrors = 20
+
+    /// A `validation_failed` problem for the given fields (the first `listedFieldErrors` of them,
+    /// then the number left out in `errors_omitted`).
     public static func validation(_ errors: [FieldError]) -> Problem {
         Problem(
             .validationFailed,
@@ -115,23 +121,37 @@ public struct Problem: HTTPResponseError, Sendable {
         var code: ProblemCode
         var detail: String
         var errors: [Field]?
+        var errorsOmitted: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case type, title, status, code, detail, errors
+            case errorsOmitted = "errors_omitted"
+        }
     }
 
     /// The body and headers in `language`.
     func response(in language: Language) throws -> Response {
-        let fields = errors.map { Body.Field(field: $0.field, code: $0.code, message: $0.message.text(in: language)) }
-        let body = Body(
-            title: ProblemCatalog.title(code, language), status: Int(status.code), code: code,
-            detail: message.text(in: language), errors: fields.isEmpty ? nil : fields)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var headers = self.headers
         headers[.contentType] = "application/problem+json"
         headers[.contentLanguage] = language.rawValue
         headers[.vary] = "Accept-Language"
         return Response(
-            status: status, headers: headers,
-            body: .init(byteBuffer: ByteBuffer(bytes: try encoder.encode(body))))
+            status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try encodedBody(in: language))))
+    }
+
+    /// The JSON document in `language`.
+    func encodedBody(in language: Language) throws -> Data {
+        let fields = errors.prefix(Self.listedFieldErrors).map {
+            Body.Field(field: $0.field, code: $0.code, message: $0.message.text(in: language))
+        }
+        let omitted = errors.count - fields.count
+        let body = Body(
+            title: ProblemCatalog.title(code, language), status: Int(status.code), code: code,
+            detail: message.text(in: language), errors: fields.isEmpty ? nil : fields,
+            errorsOmitted: omitted > 0 ? omitted : nil)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(body)
     }
 
     public func response(from request: Request, context: some RequestContext) throws -> Response {

@@ -24,6 +24,8 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // Requests in general.
     case noSuchRoute, methodNotAllowed, bodyTooLarge, mediaTypeNotSupported, requestMalformed
     case requestNotServed, invalidJSON, fieldsInvalid, cursorNotIssued, databaseUnavailable, internalError
+    // Hostile or broken requests.
+    case requestFramingInvalid, transferCodingUnsupported, tooManyParts, tooManyPartHeaders
     // Missing things.
     case placeNotFound, userNotFound, reviewNotFound, photoNotFound, commentNotFound
     // Likes, comments, follows.
@@ -83,6 +85,7 @@ public enum ProblemCatalog {
             .english: "Unsupported media type", .korean: "지원하지 않는 형식입니다", .japanese: "サポートされていない形式です",
         ],
         .rateLimited: [.english: "Too many requests", .korean: "요청이 너무 많습니다", .japanese: "リクエストが多すぎます"],
+        .notImplemented: [.english: "Not implemented", .korean: "지원하지 않는 기능입니다", .japanese: "実装されていません"],
         .internal: [
             .english: "Internal server error", .korean: "서버 내부 오류", .japanese: "サーバー内部エラー",
         ],
@@ -90,7 +93,7 @@ public enum ProblemCatalog {
 
     /// Every message template, by key and language.
     public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
-        .merging(socialMessages) { first, _ in first }
+        .merging(socialMessages) { first, _ in first }.merging(safetyMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],
@@ -266,12 +269,14 @@ public enum ProblemCatalog {
             .japanese: "{field} は {expected} でなければなりません",
         ],
         .fieldLength: [
-            .english: "{field} must be {min} to {max} characters", .korean: "{field}은(는) {min}~{max}자여야 합니다",
-            .japanese: "{field} は{min}〜{max}文字でなければなりません",
+            .english: "{field} must be {min} to {max} characters (Unicode code points)",
+            .korean: "{field}은(는) {min}~{max}자(유니코드 코드 포인트)여야 합니다",
+            .japanese: "{field} は{min}〜{max}文字(Unicode コードポイント)でなければなりません",
         ],
         .fieldTooLong: [
-            .english: "{field} must be at most {max} characters", .korean: "{field}은(는) 최대 {max}자입니다",
-            .japanese: "{field} は{max}文字以内でなければなりません",
+            .english: "{field} must be at most {max} characters (Unicode code points)",
+            .korean: "{field}은(는) 최대 {max}자(유니코드 코드 포인트)입니다",
+            .japanese: "{field} は{max}文字(Unicode コードポイント)以内でなければなりません",
         ],
         .fieldControlCharacters: [
             .english: "{field} must not contain control characters", .korean: "{field}에 제어 문자를 넣을 수 없습니다",

@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import NIOHTTP1
 
 /// Turns every error a handler throws into a problem document, and stamps each response with
 /// the request id that the logs carry, so a client's report can be matched to a log line.
@@ -13,6 +14,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     ) async throws -> Response {
         var response: Response
         do {
+            if let codings = request.headers[.transferEncoding], !Self.isChunkedOnly(codings) {
+                // RFC 9112 §6.1: a transfer coding the server does not understand is 501. The body
+                // cannot be framed, so the answer closes the connection (ConnectionGuard).
+                throw Problem(
+                    .notImplemented, .transferCodingUnsupported, ["coding": String(codings.prefix(40))],
+                    headers: [.connection: "close"])
+            }
             response = try await next(request, context)
         } catch {
             let problem = Self.problem(for: error, context: context)
@@ -20,6 +28,13 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         response.headers[.init("X-Request-Id")!] = context.id
         return response
+    }
+
+    /// Whether a `Transfer-Encoding` header names only `chunked`, the one coding the server reads.
+    static func isChunkedOnly(_ codings: String) -> Bool {
+        codings.split(separator: ",").allSatisfy {
+            $0.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
+        }
     }
 
     static func problem(for error: any Error, context: Context) -> Problem {
@@ -39,6 +54,10 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
                     return Problem(.validationFailed, .requestNotServed, ["status": "\(error.status.code)"])
                 }
             }
+        case is HTTPParserError:
+            // Broken framing (a bad chunk size, an unknown transfer coding): the client's fault,
+            // and the rest of the connection cannot be read, so the answer closes it.
+            return Problem(.validationFailed, .requestFramingInvalid, headers: [.connection: "close"])
         case is NIOTooManyBytesError:
             return Problem(.payloadTooLarge, .bodyTooLarge)
         case is DecodingError:

@@ -1,55 +1,86 @@
-/// Checks for text that people send and read, each adding a field error.
-enum TextRules {
-    /// Text people will read: a length in characters (grapheme clusters, as people count them)
-    /// and no control characters. `storedScalars` is the bound of an older schema CHECK that
-    /// counts Unicode scalars (SQLite's `length`): a text of many-scalar characters (family
-    /// emoji, flags) within the character limit but over it is too long, never a failed insert.
-    static func checkText(
-        _ text: String, field: String, _ length: ClosedRange<Int>, allowingLineBreaks: Bool = false,
-        storedScalars: Int? = nil, into errors: inout [FieldError]
+/// A bounded text field and its one rule, shared by the API, the importer and the schema.
+///
+/// Lengths count Unicode code points: what SQLite's `length()` and PostgreSQL's `char_length()`
+/// count, so a text that passes here always fits the schema's CHECK, a bad row is skipped instead
+/// of failing an insert, and every message states the bound that is really applied. (A family
+/// emoji is several code points; the OpenAPI document says so.)
+struct TextField: Sendable {
+    /// The field's name as clients send it.
+    let name: String
+    /// Allowed length in code points.
+    let length: ClosedRange<Int>
+    /// Whether `\n`, `\r` and `\t` are allowed (prose); other control characters never are.
+    var allowsLineBreaks = false
+    /// Whether a text of only white space counts as empty (prose must say something).
+    var needsContent = false
+    /// Whether control characters are refused (everything people read; not passwords).
+    var refusesControls = true
+
+    init(
+        _ name: String, _ length: ClosedRange<Int>, allowsLineBreaks: Bool = false, needsContent: Bool = false,
+        refusesControls: Bool = true
     ) {
-        let controls = text.unicodeScalars.contains {
-            $0.properties.generalCategory == .control
-                && !(allowingLineBreaks && ($0 == "\n" || $0 == "\r" || $0 == "\t"))
-        }
-        if controls {
-            errors.append(FieldError(field: field, code: "control_characters", .fieldControlCharacters))
-            return
-        }
-        let count = errors.count
-        checkLength(text, field: field, length, into: &errors)
-        if let storedScalars, errors.count == count, text.unicodeScalars.count > storedScalars {
-            errors.append(lengthError(field: field, length, tooShort: false))
-        }
+        self.name = name
+        self.length = length
+        self.allowsLineBreaks = allowsLineBreaks
+        self.needsContent = needsContent
+        self.refusesControls = refusesControls
     }
 
-    /// Prose people write (a review, a comment): 1…`maxLength` characters, line breaks allowed,
-    /// not only white space.
-    static func checkProse(
-        _ text: String, field: String, maxLength: Int, storedScalars: Int? = nil, into errors: inout [FieldError]
-    ) {
-        if text.allSatisfy(\.isWhitespace) {
-            errors.append(lengthError(field: field, 1...maxLength, tooShort: true))
-            return
+    /// Appends the text's problem, if it has one.
+    func check(_ text: String, into errors: inout [FieldError]) {
+        if let problem = problem(text) { errors.append(problem) }
+    }
+
+    /// The first rule the text breaks, or `nil`.
+    func problem(_ text: String) -> FieldError? {
+        if needsContent, text.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            return lengthError(tooShort: true)
         }
-        checkText(
-            text, field: field, 1...maxLength, allowingLineBreaks: true, storedScalars: storedScalars, into: &errors)
+        if refusesControls,
+            text.unicodeScalars.contains(where: {
+                $0.properties.generalCategory == .control
+                    && !(allowsLineBreaks && ($0 == "\n" || $0 == "\r" || $0 == "\t"))
+            })
+        {
+            return FieldError(field: name, code: "control_characters", .fieldControlCharacters)
+        }
+        let count = text.unicodeScalars.count
+        guard !length.contains(count) else { return nil }
+        return lengthError(tooShort: count < length.lowerBound)
     }
 
-    static func checkLength(_ text: String, field: String, _ length: ClosedRange<Int>, into errors: inout [FieldError])
-    {
-        // Bound the work before counting characters of a huge string.
-        let count = text.utf8.count > length.upperBound * 64 ? Int.max : text.count
-        guard !length.contains(count) else { return }
-        errors.append(lengthError(field: field, length, tooShort: count < length.lowerBound))
-    }
-
-    private static func lengthError(field: String, _ length: ClosedRange<Int>, tooShort: Bool) -> FieldError {
+    private func lengthError(tooShort: Bool) -> FieldError {
         if length.lowerBound == 0 {
-            return FieldError(field: field, code: "too_long", .fieldTooLong, ["max": "\(length.upperBound)"])
+            return FieldError(field: name, code: "too_long", .fieldTooLong, ["max": "\(length.upperBound)"])
         }
         return FieldError(
-            field: field, code: tooShort ? "too_short" : "too_long", .fieldLength,
+            field: name, code: tooShort ? "too_short" : "too_long", .fieldLength,
             ["min": "\(length.lowerBound)", "max": "\(length.upperBound)"])
     }
+}
+
+extension TextField {
+    // Places. The name's bound is the schema's CHECK (length(name) BETWEEN 1 AND 300).
+    static let placeName = TextField("name", 1...300)
+    static let placeAddress = TextField("address", 0...500)
+    static let placeCity = TextField("city", 0...200)
+    static let placeProvince = TextField("province", 0...200)
+    static let placePostalCode = TextField("postal_code", 0...50)
+    static let placeCountry = TextField("country", 0...100)
+    static let placePhone = TextField("phone", 0...50)
+    static let placeCategory = TextField("category", 0...100)
+    static let placeWebsite = TextField("website", 0...2000)
+    static let placeSource = TextField("source", 0...100)
+    static let placeExternalID = TextField("external_id", 0...200)
+
+    // Accounts. The schema allows nicknames up to 200 and bios up to 500 code points.
+    static let password = TextField("password", 8...128, refusesControls: false)
+    static let nickname = TextField("nickname", 2...30)
+    static let bio = TextField("bio", 0...500, allowsLineBreaks: true)
+
+    // Reviews and comments: prose. The schema bounds review texts to 2000 code points and
+    // comments to 64,000 bytes (1000 code points are at most 4000 bytes).
+    static let reviewText = TextField("text", 1...2000, allowsLineBreaks: true, needsContent: true)
+    static let commentText = TextField("text", 1...1000, allowsLineBreaks: true, needsContent: true)
 }

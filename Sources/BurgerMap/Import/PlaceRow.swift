@@ -15,9 +15,6 @@ struct PlaceRow {
     var category: String?
     var websites: String?
 
-    /// The longest text an imported field may hold.
-    static let maximumFieldLength = 1000
-
     /// Column names recognised by the importer (lower-cased), with the field each one fills.
     /// Earlier names win when a file has several for the same field.
     nonisolated(unsafe) static let columns: [(names: [String], field: WritableKeyPath<PlaceRow, String?>)] = [
@@ -35,11 +32,12 @@ struct PlaceRow {
         (["websites", "website"], \.websites),
     ]
 
-    /// Validates the row and turns it into a place, or says why it is skipped.
+    /// Validates the row with the same field rules as the API and the schema (so no insert can
+    /// fail on a row that passes), and turns it into a place, or says why it is skipped.
     func draft(source: String) -> Result<PlaceDraft, ImportSkip.Reason> {
-        let clean = Self.trimmed
+        let clean = Self.cleaned
         guard let name = clean(name) else { return .failure(.missingName) }
-        guard name.count <= 300 else { return .failure(.fieldTooLong("name")) }
+        if let problem = TextField.placeName.problem(name) { return .failure(.invalid(problem)) }
         let lat: Double
         let lng: Double
         switch Self.coordinate(clean(latitude), named: "latitude", limit: 90) {
@@ -50,24 +48,36 @@ struct PlaceRow {
         case .success(let value): lng = value
         case .failure(let reason): return .failure(reason)
         }
-        let texts: [(String, String?)] = [
-            ("id", externalID), ("address", address), ("city", city), ("province", province),
-            ("postal code", postalCode), ("country", country), ("phone", phone), ("category", category),
-        ]
-        for (field, value) in texts where (value?.count ?? 0) > Self.maximumFieldLength {
-            return .failure(.fieldTooLong(field))
-        }
         // Datafiniti lists several URLs in one field: the first is the place's own site.
         let website = clean(websites)?.split(separator: ",").first.map {
             $0.trimmingCharacters(in: .whitespaces)
         }
-        if (website?.count ?? 0) > Self.maximumFieldLength { return .failure(.fieldTooLong("website")) }
-        return .success(
-            PlaceDraft(
-                name: name, lat: lat, lng: lng, address: clean(address), city: clean(city),
-                province: clean(province), postalCode: clean(postalCode), country: clean(country),
-                phone: clean(phone), category: clean(category), website: website, source: source,
-                externalId: clean(externalID)))
+        let draft = PlaceDraft(
+            name: name, lat: lat, lng: lng, address: clean(address), city: clean(city),
+            province: clean(province), postalCode: clean(postalCode), country: clean(country),
+            phone: clean(phone), category: clean(category), website: website, source: source,
+            externalId: clean(externalID))
+        let texts: [(TextField, String?)] = [
+            (.placeExternalID, draft.externalId), (.placeAddress, draft.address), (.placeCity, draft.city),
+            (.placeProvince, draft.province), (.placePostalCode, draft.postalCode), (.placeCountry, draft.country),
+            (.placePhone, draft.phone), (.placeCategory, draft.category), (.placeWebsite, draft.website),
+        ]
+        for case (let field, let value?) in texts {
+            if let problem = field.problem(value) { return .failure(.invalid(problem)) }
+        }
+        return .success(draft)
+    }
+
+    /// The text with line breaks and tabs turned into spaces (a quoted CSV field may span lines;
+    /// the field rules refuse control characters) and without leading and trailing white space,
+    /// or `nil` when nothing is left.
+    static func cleaned(_ text: String?) -> String? {
+        guard let text else { return nil }
+        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return trimmed(text) }
+        return trimmed(
+            String(
+                String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\t" ? " " : $0 }))
+        )
     }
 
     /// The text without leading and trailing white space, or `nil` when nothing is left.
@@ -104,7 +114,8 @@ public struct ImportSkip: Sendable, Equatable, CustomStringConvertible {
         case missingCoordinate(String)
         case notANumber(String, String)
         case outOfRange(String, Double)
-        case fieldTooLong(String)
+        /// A field breaks its rule (the same one the API applies).
+        case invalid(FieldError)
         case duplicateID(String, first: String)
         case malformed(String)
 
@@ -115,7 +126,7 @@ public struct ImportSkip: Sendable, Equatable, CustomStringConvertible {
             case .notANumber(let field, let text): "\(field) \"\(text)\" is not a number"
             case .outOfRange(let field, let value):
                 "\(field) \(value) is out of range (\(field == "latitude" ? "-90 to 90" : "-180 to 180"))"
-            case .fieldTooLong(let field): "\(field) is longer than \(PlaceRow.maximumFieldLength) characters"
+            case .invalid(let problem): "\(problem.field): \(problem.message.text(in: .english))"
             case .duplicateID(let id, let first): "id \"\(id.prefix(80))\" already given on \(first)"
             case .malformed(let why): why
             }

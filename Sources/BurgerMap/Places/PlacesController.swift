@@ -37,7 +37,7 @@ struct PlacesController {
         let lat = validator.required(body.lat, "lat")
         let lng = validator.required(body.lng, "lng")
         validator.check { errors in
-            if let name { TextRules.checkText(name, field: "name", 1...300, storedScalars: 300, into: &errors) }
+            if let name { TextField.placeName.check(name, into: &errors) }
             if let lat, !(-90...90).contains(lat) {
                 errors.append(
                     FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))
@@ -46,12 +46,12 @@ struct PlacesController {
                 errors.append(
                     FieldError(field: "lng", code: "out_of_range", .fieldOutOfRange, ["min": "-180", "max": "180"]))
             }
-            let optional: [(String, String?, Int)] = [
-                ("address", body.address, 500), ("phone", body.phone, 50), ("category", body.category, 100),
-                ("source", body.source, 100), ("external_id", body.externalId, 200),
+            let optional: [(TextField, String?)] = [
+                (.placeAddress, body.address), (.placePhone, body.phone), (.placeCategory, body.category),
+                (.placeSource, body.source), (.placeExternalID, body.externalId),
             ]
-            for (field, value, limit) in optional {
-                if let value { TextRules.checkText(value, field: field, 0...limit, into: &errors) }
+            for (field, value) in optional {
+                if let value { field.check(value, into: &errors) }
             }
         }
         try validator.validate()
@@ -64,7 +64,7 @@ struct PlacesController {
             address: cleaned(body.address), phone: cleaned(body.phone), category: cleaned(body.category),
             source: cleaned(body.source), externalId: cleaned(body.externalId))
         if draft.name.isEmpty {
-            throw Problem.invalid("name", "too_short", .fieldLength, ["min": "1", "max": "300"])
+            throw Problem.validation([TextField.placeName.problem("")!])
         }
         let (place, created) = try await store.createPlace(draft, by: context.user.id)
         return place.response(status: created ? .created : .ok)

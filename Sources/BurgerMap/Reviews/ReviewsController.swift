@@ -180,6 +180,6 @@ enum ReviewRules {
 
     /// `text`: 1…2000 characters, line breaks allowed, not only white space.
     static func checkText(_ text: String, into errors: inout [FieldError]) {
-        TextRules.checkProse(text, field: "text", maxLength: 2000, storedScalars: 2000, into: &errors)
+        TextField.reviewText.check(text, into: &errors)
     }
 }

@@ -14,6 +14,8 @@ public struct ServiceConfiguration: Sendable {
     public var accessTokenLifetime: Duration = .seconds(300)
     /// How long refresh tokens live (`--refresh-token-ttl`, 30 days by default).
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// Connection timeouts and the connection cap.
+    public var connectionLimits = ConnectionLimits()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -104,7 +106,7 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let router = buildRouter(
         ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
     return Application(
-        router: router,
+        router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "BurgerMap"),
         logger: logger)
 }

@@ -33,7 +33,7 @@ struct CommentsController {
     static func text(of body: TextBody) throws -> String {
         var validator = BodyValidator()
         let text = validator.required(body.text, "text")
-        if let text { validator.check { TextRules.checkProse(text, field: "text", maxLength: 1000, into: &$0) } }
+        if let text { validator.check { TextField.commentText.check(text, into: &$0) } }
         try validator.validate()
         return text ?? ""
     }

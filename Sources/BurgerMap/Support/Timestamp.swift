@@ -11,10 +11,14 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         self.milliseconds = milliseconds
     }
 
-    /// The current time.
+    /// The current time: the system clock, or the clock a test runs the service under.
     public static func now() -> Timestamp {
-        Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
+        if let clock = ServiceClock.current { return clock() }
+        return Timestamp(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)))
     }
+
+    /// The moment as a Foundation date.
+    public var date: Date { Date(timeIntervalSince1970: Double(milliseconds) / 1000) }
 
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.milliseconds < rhs.milliseconds
@@ -73,4 +77,12 @@ extension [UInt8] {
             append(contentsOf: digits[start...])
         }
     }
+}
+
+/// Where the service reads the time. The service reads the system clock; a test runs requests
+/// under a clock it moves by hand (`ServiceClock.$current.withValue`), so that token expiry and
+/// "newest first" orders are tested without waiting on the wall clock. A task-local value
+/// reaches every task a request starts, and costs nothing when unset.
+public enum ServiceClock {
+    @TaskLocal public static var current: (@Sendable () -> Timestamp)?
 }

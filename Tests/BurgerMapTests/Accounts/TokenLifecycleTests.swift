@@ -50,11 +50,14 @@ struct TokenLifecycleTests {
     func expiredAccessToken() async throws {
         let environment = try TestEnvironment()
         environment.accessTokenLifetime = .seconds(1)
+        let clock = TestClock()
+        environment.clock = clock
         try await environment.withClient { client in
             let body = try await client.register(email: "exp@example.com", nickname: "expiring")
             #expect(body["expires_in"] as? Int == 1)
             let issued = try tokens(body)
-            try await Task.sleep(for: .milliseconds(2100))
+            #expect(try await client.send(.get, "/v1/users/me", token: issued.access).status == .ok)
+            clock.advance(milliseconds: 2100)
             let expired = try await client.send(.get, "/v1/users/me", token: issued.access)
             #expect(expired.status == .unauthorized)
             #expect(try problemCode(expired) == "token_expired")

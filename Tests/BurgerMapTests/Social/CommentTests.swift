@@ -113,13 +113,16 @@ struct CommentTests {
                 #expect(try problemCode(response) == "validation_failed")
                 #expect((try json(response)["errors"] as? [[String: Any]])?.first?["field"] as? String == "text")
             }
-            // 1000 characters of seven Unicode scalars each: within the comment limit, which counts
-            // characters; too long for a review, whose stored form is bounded in scalars.
-            let longest = String(repeating: "👨‍👩‍👧‍👦", count: 1000)
-            let reviewEdit = try await client.send(
-                .patch, "/v1/reviews/\(review)", json: ["text": longest], token: alice.token)
-            #expect(reviewEdit.status == .badRequest)
-            #expect((try json(reviewEdit)["errors"] as? [[String: Any]])?.first?["code"] as? String == "too_long")
+            // Lengths count Unicode code points, as the schema does: 142 family emoji of seven code
+            // points each and six letters are exactly 1000; one more letter is too long.
+            let longest = String(repeating: "👨‍👩‍👧‍👦", count: 142) + "xxxxxx"
+            let overLimit = longest + "x"
+            let refused = try await client.send(
+                .post, "/v1/reviews/\(review)/comments", json: ["text": overLimit], token: alice.token)
+            #expect(refused.status == .badRequest)
+            let refusedError = (try json(refused)["errors"] as? [[String: Any]])?.first
+            #expect(refusedError?["code"] as? String == "too_long")
+            #expect((refusedError?["message"] as? String)?.contains("1000") == true)
             let accepted = try await client.send(
                 .post, "/v1/reviews/\(review)/comments", json: ["text": longest], token: alice.token)
             #expect(accepted.status == .created)

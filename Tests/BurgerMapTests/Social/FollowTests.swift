@@ -46,6 +46,8 @@ struct FollowTests {
     @Test("followers and following list newest follow first, keyset-paged, with per-user cursors")
     func lists() async throws {
         let environment = try TestEnvironment()
+        let clock = TestClock()
+        environment.clock = clock
         try await environment.withClient { client in
             let star = try await client.member("star")
             var fans: [(token: String, id: Int64)] = []
@@ -53,7 +55,7 @@ struct FollowTests {
                 let fan = try await client.member("fan\(index)")
                 fans.append(fan)
                 #expect(try await client.send(.put, "/v1/users/\(star.id)/follow", token: fan.token).status == .ok)
-                try await Task.sleep(for: .milliseconds(3))
+                clock.advance(milliseconds: 3)
             }
             #expect(try await client.send(.put, "/v1/users/\(fans[0].id)/follow", token: star.token).status == .ok)
             #expect(try await client.send(.put, "/v1/users/\(fans[3].id)/follow", token: star.token).status == .ok)

@@ -104,6 +104,8 @@ struct ReactionTests {
     @Test("my likes and bookmarks: most recent first, keyset-paged, only mine, deleted reviews gone")
     func personalLists() async throws {
         let environment = try TestEnvironment()
+        let clock = TestClock()
+        environment.clock = clock
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -116,7 +118,7 @@ struct ReactionTests {
             for index in [3, 0, 4, 1] {
                 #expect(
                     try await client.send(.put, "/v1/reviews/\(reviews[index])/like", token: bob.token).status == .ok)
-                try await Task.sleep(for: .milliseconds(3))
+                clock.advance(milliseconds: 3)
             }
             #expect(try await client.send(.put, "/v1/reviews/\(reviews[2])/like", token: alice.token).status == .ok)
             #expect(try await client.send(.put, "/v1/reviews/\(reviews[2])/bookmark", token: bob.token).status == .ok)

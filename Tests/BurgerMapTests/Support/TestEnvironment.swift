@@ -16,6 +16,8 @@ final class TestEnvironment: @unchecked Sendable {
     var accessTokenLifetime: Duration = .seconds(300)
     /// Login throttling for the routers this environment builds.
     var throttlePolicy = LoginThrottle.Policy()
+    /// When set, requests read this clock instead of the system's.
+    var clock: TestClock?
 
     init() throws {
         folder = FileManager.default.temporaryDirectory
@@ -43,7 +45,8 @@ final class TestEnvironment: @unchecked Sendable {
         _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
         let app = Application(router: await makeRouter(), logger: logger)
-        try await app.test(.router, body)
+        guard let clock else { return try await app.test(.router, body) }
+        try await clock.run { try await app.test(.router, body) }
     }
 
     /// Runs `body` against the router in process and returns what it returns.
@@ -51,7 +54,8 @@ final class TestEnvironment: @unchecked Sendable {
         logger: Logger, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
         let app = Application(router: await makeRouter(), logger: logger)
-        return try await app.test(.router, body)
+        guard let clock else { return try await app.test(.router, body) }
+        return try await clock.run { try await app.test(.router, body) }
     }
 
     /// Writes `text` to a file in the data folder and returns its URL.

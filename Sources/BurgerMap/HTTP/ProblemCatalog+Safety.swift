@@ -1,0 +1,24 @@
+extension ProblemCatalog {
+    /// The messages of requests that break the protocol or a bound on their size.
+    static let safetyMessages: [MessageKey: [Language: String]] = [
+        .requestFramingInvalid: [
+            .english: "The request's framing is invalid (chunk sizes or transfer coding); the connection is closed.",
+            .korean: "요청의 전송 형식(청크 크기 또는 전송 코딩)이 잘못되었습니다. 연결을 닫습니다.",
+            .japanese: "リクエストの転送形式(チャンクサイズまたは転送コーディング)が不正です。接続を閉じます。",
+        ],
+        .transferCodingUnsupported: [
+            .english:
+                "The transfer coding \"{coding}\" is not supported; send the body with Content-Length or chunked.",
+            .korean: "전송 코딩 \"{coding}\"은(는) 지원하지 않습니다. Content-Length 또는 chunked로 본문을 보내 주세요.",
+            .japanese: "転送コーディング「{coding}」はサポートされていません。Content-Length か chunked で本文を送信してください。",
+        ],
+        .tooManyParts: [
+            .english: "The form has more than {max} parts.", .korean: "폼의 파트가 {max}개를 넘습니다.",
+            .japanese: "フォームのパートが{max}個を超えています。",
+        ],
+        .tooManyPartHeaders: [
+            .english: "A form part has more than {max} headers.", .korean: "폼 파트의 헤더가 {max}개를 넘습니다.",
+            .japanese: "フォームのパートのヘッダーが{max}個を超えています。",
+        ],
+    ]
+}

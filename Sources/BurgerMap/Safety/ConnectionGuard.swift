@@ -1,0 +1,246 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTPTypes
+
+/// Watches one connection on its event loop and closes it when a client holds it without making
+/// progress: idle too long, a request head that takes too long, a body that trickles in, or the
+/// rest of a body after an early answer. Hummingbird 2.28 offers only a read-idle timeout, which a
+/// client defeats by sending one byte now and then, hence this handler.
+///
+/// It sits after the HTTP decoder (it sees request heads, body parts and ends, and the response
+/// parts going out); `ByteCounter`, at the front of the pipeline, tells it when raw bytes arrive
+/// and when the service is waiting for them.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Phase {
+        /// No request in progress.
+        case idle
+        /// Bytes of a request arrived; its head is not complete yet.
+        case receivingHead
+        /// A head arrived; the answer is not complete yet.
+        case inRequest
+        /// An early answer went out with `Connection: close`; the body is dropped until it ends.
+        case draining(dropped: Int)
+    }
+
+    private let limits: ConnectionLimits
+    private let registry: ConnectionRegistry
+    private var phase = Phase.idle
+    private var timer: Scheduled<Void>?
+    /// Requests whose head arrived and whose answer has not ended (more than one when pipelined).
+    private var openRequests = 0
+    /// Whether the newest request's body has ended.
+    private var requestEnded = true
+    private var closeAfterAnswer = false
+    /// Time the service spent waiting for bytes during the current body, and the bytes that came.
+    private var waited: Duration = .zero
+    private var waitingSince: NIODeadline?
+    private var bodyBytes = 0
+    /// The connection's event loop: its clock is the one timers use (a test's is virtual).
+    private var eventLoop: (any EventLoop)?
+
+    init(limits: ConnectionLimits, registry: ConnectionRegistry) {
+        self.limits = limits
+        self.registry = registry
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        eventLoop = context.eventLoop
+        schedule(context, after: limits.idleTimeout, reason: .idle)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timer?.cancel()
+        timer = nil
+    }
+
+    // MARK: Raw traffic, reported by ByteCounter
+
+    /// Raw bytes arrived from the client.
+    func bytesArrived(_ count: Int, context: ChannelHandlerContext) {
+        if let since = waitingSince {
+            waited += .nanoseconds((context.eventLoop.now - since).nanoseconds)
+            waitingSince = nil
+        }
+        bodyBytes += count
+        if case .idle = phase, openRequests == 0 {
+            phase = .receivingHead
+            registry.setIdle(context.channel, since: nil)
+            schedule(context, after: limits.headerTimeout, reason: .headerTimeout)
+        }
+    }
+
+    /// The service asked for more bytes (it is not holding the client back).
+    func readRequested() {
+        if waitingSince == nil, !requestEnded, let eventLoop { waitingSince = eventLoop.now }
+    }
+
+    // MARK: Requests
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            openRequests += 1
+            requestEnded = false
+            closeAfterAnswer = false
+            waited = .zero
+            waitingSince = nil
+            bodyBytes = 0
+            if case .draining = phase {
+                // Whatever follows an early answer is dropped: the connection closes.
+                return
+            }
+            phase = .inRequest
+            registry.setIdle(context.channel, since: nil)
+            schedule(context, after: limits.bodyRateGrace, reason: .bodyTooSlow)
+        case .body(let buffer):
+            if case .draining(let dropped) = phase {
+                let total = dropped + buffer.readableBytes
+                if total > limits.drainBytes { return close(context, .earlyAnswer) }
+                phase = .draining(dropped: total)
+                return
+            }
+        case .end:
+            requestEnded = true
+            waitingSince = nil
+            if case .draining = phase { return close(context, .earlyAnswer) }
+            if case .inRequest = phase { cancelTimer() }
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        switch unwrapOutboundIn(data) {
+        case .head(var head) where head.status.kind != .informational:
+            if !requestEnded || head.headerFields[.connection]?.lowercased() == "close" {
+                // An answer before the body was read: tell the client, and close once it is sent.
+                closeAfterAnswer = true
+                head.headerFields[.connection] = "close"
+                return context.write(wrapOutboundOut(.head(head)), promise: promise)
+            }
+        case .end:
+            openRequests -= 1
+            context.write(data, promise: promise)
+            answerEnded(context)
+            return
+        default:
+            break
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func answerEnded(_ context: ChannelHandlerContext) {
+        guard closeAfterAnswer else {
+            if openRequests == 0, requestEnded {
+                phase = .idle
+                registry.setIdle(context.channel, since: context.eventLoop.now)
+                schedule(context, after: limits.idleTimeout, reason: .idle)
+            }
+            return
+        }
+        context.flush()
+        if requestEnded {
+            // Nothing more to read: close once the answer is out.
+            return close(context, .earlyAnswer)
+        }
+        phase = .draining(dropped: 0)
+        schedule(context, after: limits.drainTimeout, reason: .earlyAnswer)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        // A framing error: the request's body can never end, so its answer closes the connection.
+        requestEnded = true
+        closeAfterAnswer = true
+        context.fireErrorCaught(error)
+    }
+
+    // MARK: Timers
+
+    private func schedule(_ context: ChannelHandlerContext, after delay: Duration, reason: ConnectionCloseReason) {
+        cancelTimer()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        timer = context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay.nanoseconds))) {
+            let (handler, context) = loopBound.value
+            handler.timerFired(context, reason)
+        }
+    }
+
+    private func timerFired(_ context: ChannelHandlerContext, _ reason: ConnectionCloseReason) {
+        timer = nil
+        switch (phase, reason) {
+        case (.inRequest, .bodyTooSlow):
+            guard !requestEnded else { return }
+            var waited = self.waited
+            if let since = waitingSince { waited += .nanoseconds((context.eventLoop.now - since).nanoseconds) }
+            let seconds = Double(waited.nanoseconds) / 1e9
+            if waited >= limits.bodyRateGrace, Double(bodyBytes) < Double(limits.minimumBodyRate) * seconds {
+                return close(context, .bodyTooSlow)
+            }
+            // Judged again every second once the grace has passed.
+            schedule(context, after: .seconds(1), reason: .bodyTooSlow)
+        case (.idle, .idle), (.receivingHead, .headerTimeout), (.draining, .earlyAnswer):
+            close(context, reason)
+        default:
+            break
+        }
+    }
+
+    private func cancelTimer() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    private func close(_ context: ChannelHandlerContext, _ reason: ConnectionCloseReason) {
+        cancelTimer()
+        registry.metrics.closed(reason)
+        context.close(promise: nil)
+    }
+}
+
+/// The first handler of a connection: tells its `ConnectionGuard` when raw bytes arrive (a head
+/// in progress, body bytes) and when the service asks for more (time the client is to blame for).
+final class ByteCounter: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = Any
+    typealias OutboundOut = Any
+
+    private let guardHandler: ConnectionGuard
+    private var guardContext: ChannelHandlerContext?
+
+    init(reportingTo guardHandler: ConnectionGuard) {
+        self.guardHandler = guardHandler
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        guardContext = try? context.pipeline.syncOperations.context(handler: guardHandler)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        guardContext = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let guardContext {
+            guardHandler.bytesArrived(unwrapInboundIn(data).readableBytes, context: guardContext)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guardHandler.readRequested()
+        context.read()
+    }
+}
+
+extension Duration {
+    /// The whole duration in nanoseconds (saturating).
+    var nanoseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds.multipliedReportingOverflow(by: 1_000_000_000).partialValue + attoseconds / 1_000_000_000
+    }
+}
