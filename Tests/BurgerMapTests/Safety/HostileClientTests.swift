@@ -48,23 +48,16 @@ struct HostileClientTests {
             var form = MultipartBody()
             for _ in 0..<20 { form.field("x", "y") }
             form.file("photo", [UInt8](repeating: 7, count: 8 << 20))
+            let reviewHead = [
+                "POST /v1/places/\(place)/reviews HTTP/1.1", "Authorization: Bearer \(token)",
+                "Content-Type: \(form.contentType)",
+            ]
             let upload = form.closed
             let formAnswer = try await Self.writeFirst(
-                port: port,
-                Self.head(
-                    [
-                        "POST /v1/places/\(place)/reviews HTTP/1.1", "Authorization: Bearer \(token)",
-                        "Content-Type: \(form.contentType)",
-                    ], body: upload.count) + upload)
+                port: port, Self.head(reviewHead, body: upload.count) + upload)
             // A declared length over the 60 MiB limit: answered before a byte of the body is read.
             let huge = [UInt8](repeating: 7, count: 61 << 20)
-            let hugeAnswer = try await Self.writeFirst(
-                port: port,
-                Self.head(
-                    [
-                        "POST /v1/places/\(place)/reviews HTTP/1.1", "Authorization: Bearer \(token)",
-                        "Content-Type: \(form.contentType)",
-                    ], body: huge.count) + huge)
+            let hugeAnswer = try await Self.writeFirst(port: port, Self.head(reviewHead, body: huge.count) + huge)
             for answer in [jsonAnswer, formAnswer, hugeAnswer] {
                 #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text.prefix(200))")
                 #expect(answer.text.lowercased().contains("connection: close"))
