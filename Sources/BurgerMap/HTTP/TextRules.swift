@@ -40,8 +40,11 @@ enum TextRules {
     {
         // Bound the work before counting characters of a huge string.
         let count = text.utf8.count > length.upperBound * 64 ? Int.max : text.count
-        guard !length.contains(count) else { return }
-        errors.append(lengthError(field: field, length, tooShort: count < length.lowerBound))
+        // The maximum also holds in code points (never fewer than characters), as the OpenAPI
+        // document's `maxLength` counts them: "~🏻" is one character but two code points.
+        let tooLong = count > length.upperBound || text.unicodeScalars.count > length.upperBound
+        guard count < length.lowerBound || tooLong else { return }
+        errors.append(lengthError(field: field, length, tooShort: !tooLong))
     }
 
     private static func lengthError(field: String, _ length: ClosedRange<Int>, tooShort: Bool) -> FieldError {

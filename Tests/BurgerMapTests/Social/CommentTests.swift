@@ -113,13 +113,16 @@ struct CommentTests {
                 #expect(try problemCode(response) == "validation_failed")
                 #expect((try json(response)["errors"] as? [[String: Any]])?.first?["field"] as? String == "text")
             }
-            // 1000 characters of seven Unicode scalars each: within the comment limit, which counts
-            // characters; too long for a review, whose stored form is bounded in scalars.
-            let longest = String(repeating: "👨‍👩‍👧‍👦", count: 1000)
-            let reviewEdit = try await client.send(
-                .patch, "/v1/reviews/\(review)", json: ["text": longest], token: alice.token)
-            #expect(reviewEdit.status == .badRequest)
-            #expect((try json(reviewEdit)["errors"] as? [[String: Any]])?.first?["code"] as? String == "too_long")
+            // 1000 characters of seven Unicode scalars each: within the limit in characters, over it
+            // in code points, which the maximum also counts (as the document's maxLength does).
+            let family = String(repeating: "👨‍👩‍👧‍👦", count: 1000)
+            for path in ["/v1/reviews/\(review)/comments", "/v1/reviews/\(review)"] {
+                let method: HTTPRequest.Method = path.hasSuffix("comments") ? .post : .patch
+                let response = try await client.send(method, path, json: ["text": family], token: alice.token)
+                #expect(response.status == .badRequest)
+                #expect((try json(response)["errors"] as? [[String: Any]])?.first?["code"] as? String == "too_long")
+            }
+            let longest = String(repeating: "가", count: 1000)
             let accepted = try await client.send(
                 .post, "/v1/reviews/\(review)/comments", json: ["text": longest], token: alice.token)
             #expect(accepted.status == .created)
