@@ -23,9 +23,23 @@ struct UsersController {
         try await database.me(context.user).response()
     }
 
+    /// `{nickname?, bio?}`. `"bio": null` clears the bio, as `""` does (JSON merge-patch
+    /// reads null as "remove"); `"nickname": null` is refused, as a nickname cannot be removed.
     struct UpdateBody: Decodable {
         var nickname: String?
         var bio: String?
+
+        enum CodingKeys: String, CodingKey { case nickname, bio }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            nickname = try container.decodeUnlessNull(String.self, forKey: .nickname)
+            if container.contains(.bio), try container.decodeNil(forKey: .bio) {
+                bio = ""
+            } else {
+                bio = try container.decodeIfPresent(String.self, forKey: .bio)
+            }
+        }
     }
 
     /// `PATCH /v1/users/me`: changes the nickname and/or the bio; answers `Me`.

@@ -39,7 +39,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case invalidCredentials, refreshTokenInvalid, emailTaken, nicknameTaken, tooManyLoginAttempts
     // Fields.
     case fieldRequired, fieldNotNumber, fieldOutOfRange, fieldNotInteger, fieldNotBoolean, fieldWrongType
-    case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8
+    case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8, fieldEmpty, fieldNotNull
     case emailInvalid, nicknameSpaces
     case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
 }
@@ -281,6 +281,16 @@ public enum ProblemCatalog {
         .fieldControlCharacters: [
             .english: "{field} must not contain control characters", .korean: "{field}에 제어 문자를 넣을 수 없습니다",
             .japanese: "{field} に制御文字は使えません",
+        ],
+        .fieldEmpty: [
+            .english: "{field} must not be empty; leave it out for no value",
+            .korean: "{field}은(는) 비어 있을 수 없습니다. 값이 없으면 빼고 보내 주세요",
+            .japanese: "{field} は空にできません。値がない場合は省略してください",
+        ],
+        .fieldNotNull: [
+            .english: "{field} cannot be null; leave it out to keep the current value",
+            .korean: "{field}은(는) null일 수 없습니다. 현재 값을 유지하려면 빼고 보내 주세요",
+            .japanese: "{field} は null にできません。現在の値のままにするには省略してください",
         ],
         .fieldNotUTF8: [
             .english: "{field} must be UTF-8 text", .korean: "{field}은(는) UTF-8 텍스트여야 합니다",

@@ -17,13 +17,22 @@ struct QueryReader {
     /// The raw text of a parameter, if present.
     func text(_ name: String) -> String? { value(name).map(String.init) }
 
+    /// A text filter: absent is `nil`; present, it must not be empty.
+    mutating func filter(_ name: String) -> String? {
+        guard let text = value(name) else { return nil }
+        if text.isEmpty { fail(name, "empty", .fieldEmpty) }
+        return String(text)
+    }
+
     private mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
         errors.append(FieldError(field: name, code: code, key, arguments))
     }
 
     /// A finite number within `range`; `fallback` when absent (a missing required one is an error).
+    /// A parameter that is present with an empty value (`limit=`) is malformed, not absent: a
+    /// client that meant "no value" leaves the parameter out.
     mutating func double(_ name: String, in range: ClosedRange<Double>, default fallback: Double? = nil) -> Double {
-        guard let text = value(name), !text.isEmpty else {
+        guard let text = value(name) else {
             if let fallback { return fallback }
             fail(name, "required", .fieldRequired)
             return range.lowerBound
@@ -43,13 +52,13 @@ struct QueryReader {
 
     /// An optional finite number within `range`.
     mutating func optionalDouble(_ name: String, in range: ClosedRange<Double>) -> Double? {
-        guard let text = value(name), !text.isEmpty else { return nil }
+        guard value(name) != nil else { return nil }
         return double(name, in: range)
     }
 
     /// A whole number within `range`, or `fallback` when absent.
     mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) -> Int {
-        guard let text = value(name), !text.isEmpty else { return fallback }
+        guard let text = value(name) else { return fallback }
         guard let value = Int(text) else {
             fail(name, "not_an_integer", .fieldNotInteger)
             return fallback
@@ -63,7 +72,7 @@ struct QueryReader {
 
     /// `true` or `false` (also `1`/`0`), or `false` when absent.
     mutating func bool(_ name: String) -> Bool {
-        guard let text = value(name), !text.isEmpty else { return false }
+        guard let text = value(name) else { return false }
         switch text.lowercased() {
         case "true", "1": return true
         case "false", "0": return false

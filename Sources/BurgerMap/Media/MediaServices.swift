@@ -37,13 +37,16 @@ public struct MediaServices: Sendable {
         return try storage.stage(processed)
     }
 
-    /// Reads a multipart form whose parts named `fileField` are photos (at most `maxFiles`),
+    /// Reads a multipart form whose parts named `fileField` are photos (at most `maxFiles`) and
+    /// whose parts named in `textFields` are kept as text; other parts are ignored (not even
+    /// checked for UTF-8 or repeats: the document promises they are ignored),
     /// processing and staging each photo as soon as its part is complete, then runs `body` with
     /// the upload. Staged files that `body` did not rename are removed in any case; if anything
     /// throws, the renamed ones (`PhotoUpload.installed`) are removed too, so a failed request
     /// leaves no file.
     func receive<Result>(
-        _ request: Request, fileField: String, maxFiles: Int, _ body: (PhotoUpload) async throws -> Result
+        _ request: Request, fileField: String, maxFiles: Int, textFields: Set<String> = [],
+        _ body: (PhotoUpload) async throws -> Result
     ) async throws -> Result {
         var upload = PhotoUpload()
         defer { for photo in upload.photos { storage.discard(photo) } }
@@ -53,7 +56,7 @@ public struct MediaServices: Sendable {
             try await MultipartFormReader(limits: limits, fileFields: [fileField]).read(request) { part in
                 switch part {
                 case .field(let name, let value):
-                    upload.fields.record(name, value)
+                    if textFields.contains(name) { upload.fields.record(name, value) }
                 case .file(let name, _, let bytes):
                     upload.photos.append(try await stage(bytes, field: name))
                 }

@@ -80,7 +80,7 @@ struct PlacesController {
             limit: reader.int("limit", in: 1...100, default: 20),
             reviewedOnly: reader.bool("reviewed_only"),
             minRating: reader.optionalDouble("min_rating", in: 1...5),
-            category: reader.text("category").flatMap { $0.isEmpty ? nil : $0 })
+            category: reader.filter("category"))
         try reader.validate()
         // The cursor belongs to this exact search: same point, radius and filters.
         let scope =

@@ -78,12 +78,14 @@ struct ReviewsController {
     /// `Idempotency-Key` seen from this user in the last 24 hours, the first answer is replayed.
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let placeID = try context.parameters.resourceID(.placeNotFound)
+        // A key seen before replays its first answer only once this request's own form has been
+        // read and checked (`createReview` finds the stored answer): a request with the same key
+        // but an invalid form gets its own error, not another request's success.
         let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
-        if let idempotency, let answer = try await database.idempotentAnswer(idempotency) {
-            return jsonResponse(answer.body, status: HTTPResponse.Status(code: answer.status))
-        }
         guard try await database.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
-        return try await media.receive(request, fileField: "photo", maxFiles: media.limits.files) { upload in
+        return try await media.receive(
+            request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "text"]
+        ) { upload in
             let draft = try Self.draft(upload.fields, placeID: placeID, authorID: context.user.id)
             let outcome = try await database.createReview(
                 draft, photos: upload.photos, storage: media.storage, idempotency: idempotency,
@@ -124,9 +126,18 @@ struct ReviewsController {
         return IdempotencyKey(userID: userID, key: value)
     }
 
+    /// `{rating?, text?}`; `null` for either is refused (neither can be cleared).
     struct UpdateBody: Decodable {
         var rating: Int?
         var text: String?
+
+        enum CodingKeys: String, CodingKey { case rating, text }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            rating = try container.decodeUnlessNull(Int.self, forKey: .rating)
+            text = try container.decodeUnlessNull(String.self, forKey: .text)
+        }
     }
 
     /// `PATCH /v1/reviews/{id}`: the author changes the rating and/or text; anyone else is `403`.
@@ -164,7 +175,7 @@ enum ReviewRules {
     /// `rating` as text in a form: an integer 1…5.
     static func rating(_ text: String, into errors: inout [FieldError]) -> Int? {
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
-            errors.append(FieldError(field: "rating", code: "not_integer", .fieldNotInteger))
+            errors.append(FieldError(field: "rating", code: "not_an_integer", .fieldNotInteger))
             return nil
         }
         let count = errors.count

@@ -51,7 +51,8 @@ public enum ServiceMetrics {
 
 /// Builds the router with every route and middleware; tests call this with a temporary database.
 public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppRequestContext> {
-    let router = Router(context: AppRequestContext.self)
+    // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
+    let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
@@ -85,6 +86,7 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
         atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
+    router.answerOtherMethods()
     return router
 }
 

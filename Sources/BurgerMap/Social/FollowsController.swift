@@ -18,10 +18,12 @@ struct FollowsController {
     }
 
     /// `PUT` (active) or `DELETE` a follow: `200 {following, follower_count}` (the followed user's
-    /// count), idempotent. Following yourself is `400`, an unknown user `404`.
+    /// count), idempotent. Following yourself is `400`, an unknown user `404`; unfollowing
+    /// yourself answers the state there is (`following: false`), like any `DELETE` of a follow
+    /// that is not there.
     func toggle(active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
-        if id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
+        if active, id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
         guard let state = try await database.setFollow(active, follower: context.user.id, followee: id) else {
             throw Problem.notFound(.userNotFound, id: id)
         }
