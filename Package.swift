@@ -85,12 +85,15 @@ let package = Package(
             dependencies: [
                 "BurgerMap",
                 "CGeoIndex",
+                "CImageCodec",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
 )
+
