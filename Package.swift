@@ -1,6 +1,9 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+/// Set by scripts/fuzz: adds the fuzz target and instruments the C image codec (see the end).
+let fuzzing = Context.environment["BURGERMAP_FUZZ"] == "1"
+
 let package = Package(
     name: "BurgerMap",
     platforms: [.macOS(.v15)],
@@ -39,6 +42,7 @@ let package = Package(
         .target(
             name: "CImageCodec",
             dependencies: [],
+            cSettings: fuzzing ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : [],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
         .target(
@@ -88,6 +92,7 @@ let package = Package(
             dependencies: [
                 "BurgerMap",
                 "CGeoIndex",
+                "CImageCodec",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -97,7 +102,34 @@ let package = Package(
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
             ],
+            resources: [.copy("Resources")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
 )
+
+// The libFuzzer targets (Fuzz/Sources/BurgerMapFuzz) exist only when BURGERMAP_FUZZ=1, as
+// scripts/fuzz sets it: their executable runs libFuzzer's driver, which only links with
+// `-sanitize=fuzzer`, and leaving it out keeps `swift build` and `swift build --build-tests` as
+// fast as before. scripts/fuzz builds it into its own scratch folder (.build-fuzz) with
+// `-sanitize=fuzzer,address` for all Swift code; the C image codec is instrumented the same way
+// here. The fuzzers reach internal types (MultipartFormReader, CSVReader, QueryReader,
+// JPEGReader…) by `@testable import`, which debug builds allow, so the library keeps no
+// fuzzing-only API.
+if fuzzing {
+    package.products.append(.executable(name: "burgermap-fuzz", targets: ["BurgerMapFuzz"]))
+    package.targets += [
+        .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),
+        .executableTarget(
+            name: "BurgerMapFuzz",
+            dependencies: [
+                "BurgerMap",
+                "CFuzzerDriver",
+                "CImageCodec",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Fuzz/Sources/BurgerMapFuzz",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+}

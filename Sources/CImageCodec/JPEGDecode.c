@@ -9,7 +9,11 @@ static void bm_jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(error->jump, 1);
 }
 
-/* Warnings are kept (a truncated file is only a warning) but never printed. */
+/* Warnings are kept (a truncated file is only a warning) but never printed. While pixels are
+ * decoded the first one ends the call: the decode fails on any warning anyway, and stopping at
+ * once is what keeps a file of repeated progressive scans (each one only a warning) from costing
+ * a full pass per scan. Measured with djpeg on a 116 KB file holding 1,000 repeats of a
+ * refinement scan over a 4000 x 4000 image: 88 s to the end, 8 s to the 100-scan limit. */
 static void bm_jpeg_emit_message(j_common_ptr cinfo, int level) {
     bm_jpeg_error *error = (bm_jpeg_error *)cinfo->err;
     if (level < 0) {
@@ -17,6 +21,7 @@ static void bm_jpeg_emit_message(j_common_ptr cinfo, int level) {
             error->base.format_message(cinfo, error->last_message);
         }
         error->base.num_warnings++;
+        if (error->warnings_fatal) longjmp(error->jump, 1);
     }
 }
 
@@ -28,11 +33,7 @@ void bm_jpeg_error_init(bm_jpeg_error *error) {
     error->base.emit_message = bm_jpeg_emit_message;
     error->base.output_message = bm_jpeg_output_message;
     error->last_message[0] = 0;
-}
-
-void bm_copy_message(char *message, size_t message_size, const char *text) {
-    if (message == NULL || message_size == 0) return;
-    snprintf(message, message_size, "%s", text);
+    error->warnings_fatal = 0;
 }
 
 
@@ -71,6 +72,17 @@ static int bm_exif_orientation(j_decompress_ptr cinfo) {
     return 1;
 }
 
+/* libjpeg calls this as it consumes input, at least once a scan (djpeg's -maxscans check). */
+static void bm_jpeg_count_scans(j_common_ptr cinfo) {
+    j_decompress_ptr dinfo = (j_decompress_ptr)cinfo;
+    if (dinfo->input_scan_number <= BM_JPEG_MAX_SCANS) return;
+    bm_jpeg_error *error = (bm_jpeg_error *)cinfo->err;
+    snprintf(error->last_message, sizeof error->last_message,
+             "JPEG has more than %d scans (scan %d refused)", BM_JPEG_MAX_SCANS,
+             dinfo->input_scan_number);
+    longjmp(error->jump, 1);
+}
+
 bm_jpeg_reader *bm_jpeg_open(const uint8_t *data, size_t size, bm_jpeg_info *info, char *message,
                              size_t message_size) {
     bm_jpeg_reader *reader = calloc(1, sizeof(bm_jpeg_reader));
@@ -87,6 +99,9 @@ bm_jpeg_reader *bm_jpeg_open(const uint8_t *data, size_t size, bm_jpeg_info *inf
         return NULL;
     }
     jpeg_create_decompress(&reader->cinfo);
+    reader->progress.progress_monitor = bm_jpeg_count_scans;
+    reader->cinfo.progress = &reader->progress;
+    /* jpeg_mem_src itself refuses a NULL or empty buffer (JERR_INPUT_EMPTY). */
     jpeg_mem_src(&reader->cinfo, data, (unsigned long)size);
     jpeg_save_markers(&reader->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_read_header(&reader->cinfo, TRUE);
@@ -134,14 +149,23 @@ int bm_jpeg_decode_rows(bm_jpeg_reader *reader, int scale_num, uint8_t *pixels, 
         free(cmyk_row);
         return BM_IMAGE_ERROR;
     }
-    bm_jpeg_set_scale(cinfo, scale_num);
-    jpeg_start_decompress(cinfo);
-    size_t width = cinfo->output_width;
-    if (capacity < width * cinfo->output_height * 3) {
-        jpeg_abort_decompress(cinfo);
-        bm_copy_message(message, message_size, "pixel buffer too small");
+    /* A warning while reading the headers already fails the decode: say so before any work. */
+    if (reader->error.base.num_warnings > 0) {
+        bm_copy_message(message, message_size, reader->error.last_message);
         return BM_IMAGE_ERROR;
     }
+    reader->error.warnings_fatal = 1;
+    bm_jpeg_set_scale(cinfo, scale_num);
+    /* The output size is known before jpeg_start_decompress, which (for a progressive file)
+     * reads every scan: check the caller's buffer before doing any of that work. */
+    jpeg_calc_output_dimensions(cinfo);
+    size_t needed = bm_image_bytes((int)cinfo->output_width, (int)cinfo->output_height, 3);
+    if (pixels == NULL || needed == 0 || capacity < needed) {
+        bm_copy_message(message, message_size, "pixel buffer too small for the decoded image");
+        return BM_IMAGE_ERROR;
+    }
+    jpeg_start_decompress(cinfo);
+    size_t width = cinfo->output_width;
     int is_cmyk = cinfo->out_color_space == JCS_CMYK;
     if (is_cmyk) {
         cmyk_row = malloc(width * 4);

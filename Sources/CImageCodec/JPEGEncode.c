@@ -45,10 +45,17 @@ typedef struct {
 typedef const uint8_t *(*bm_row_source)(void *context, int row);
 
 
-static int bm_jpeg_encode_rows(const uint8_t *pixels, int width, int height, int color,
-                               int quality, int progressive, bm_row_source source,
-                               void *context, uint8_t **output, size_t *output_size,
-                               char *message, size_t message_size) {
+static int bm_jpeg_encode_rows(const uint8_t *pixels, size_t pixels_size, int width,
+                               int height, int color, int quality, int progressive,
+                               bm_row_source source, void *context, uint8_t **output,
+                               size_t *output_size, char *message, size_t message_size) {
+    int components = color == BM_COLOR_GRAY ? 1 : color == BM_COLOR_CMYK ? 4 : 3;
+    size_t needed = bm_image_bytes(width, height, components);
+    if (pixels == NULL || needed == 0 || pixels_size < needed) {
+        bm_copy_message(message, message_size,
+                        needed == 0 ? "image side out of range" : "pixel buffer smaller than the image");
+        return BM_IMAGE_ERROR;
+    }
     bm_jpeg_writer *writer = calloc(1, sizeof(bm_jpeg_writer));
     if (writer == NULL) {
         bm_copy_message(message, message_size, "out of memory");
@@ -118,11 +125,11 @@ static int bm_jpeg_encode_rows(const uint8_t *pixels, int width, int height, int
     return BM_IMAGE_OK;
 }
 
-int bm_jpeg_encode(const uint8_t *pixels, int width, int height, int color, int quality,
-                   int progressive, uint8_t **output, size_t *output_size, char *message,
-                   size_t message_size) {
-    return bm_jpeg_encode_rows(pixels, width, height, color, quality, progressive, NULL, NULL,
-                               output, output_size, message, message_size);
+int bm_jpeg_encode(const uint8_t *pixels, size_t pixels_size, int width, int height, int color,
+                   int quality, int progressive, uint8_t **output, size_t *output_size,
+                   char *message, size_t message_size) {
+    return bm_jpeg_encode_rows(pixels, pixels_size, width, height, color, quality, progressive,
+                               NULL, NULL, output, output_size, message, message_size);
 }
 
 /* The state shared by the decoding thread and the encoding thread of one transcode. */
@@ -132,6 +139,7 @@ typedef struct {
     int rows_ready; /* guarded by lock */
     int aborted;    /* guarded by lock */
     const uint8_t *pixels;
+    size_t capacity;
     int width, height, quality;
     int status;
     uint8_t *output;
@@ -158,9 +166,10 @@ static const uint8_t *bm_transcode_wait_row(void *context, int row) {
 
 static void *bm_transcode_encoder(void *context) {
     bm_transcode *job = context;
-    job->status = bm_jpeg_encode_rows(job->pixels, job->width, job->height, BM_COLOR_RGB,
-                                      job->quality, 0, bm_transcode_wait_row, job, &job->output,
-                                      &job->output_size, job->message, sizeof job->message);
+    job->status = bm_jpeg_encode_rows(job->pixels, job->capacity, job->width, job->height,
+                                      BM_COLOR_RGB, job->quality, 0, bm_transcode_wait_row, job,
+                                      &job->output, &job->output_size, job->message,
+                                      sizeof job->message);
     return NULL;
 }
 
@@ -180,6 +189,7 @@ int bm_jpeg_decode_and_encode(bm_jpeg_reader *reader, int scale_num, uint8_t *pi
     pthread_mutex_init(&job->lock, NULL);
     pthread_cond_init(&job->changed, NULL);
     job->pixels = pixels;
+    job->capacity = capacity;
     job->width = width;
     job->height = height;
     job->quality = quality;

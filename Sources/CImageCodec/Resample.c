@@ -1,7 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "CImageCodec.h"
+#include "ImageShared.h"
 
 /* One target pixel's span of source pixels along an axis, with 16.16 fixed-point weights that
  * sum to 65536. */
@@ -51,8 +51,36 @@ static bm_span *bm_spans(int source, int target, int **weights) {
     return spans;
 }
 
-int bm_resize_rgb(const uint8_t *source, int source_width, int source_height, uint8_t *target,
-                  int target_width, int target_height) {
+/* Checks that `source` holds a `width` x `height` RGB image and `target` room for one of
+ * `target_width` x `target_height`; on failure says why in `message`. */
+static int bm_check_buffers(const uint8_t *source, size_t source_size, int width, int height,
+                            const uint8_t *target, size_t target_capacity, int target_width,
+                            int target_height, char *message, size_t message_size) {
+    size_t source_needed = bm_image_bytes(width, height, 3);
+    size_t target_needed = bm_image_bytes(target_width, target_height, 3);
+    if (source_needed == 0 || target_needed == 0) {
+        bm_copy_message(message, message_size, "image side out of range");
+        return BM_IMAGE_ERROR;
+    }
+    if (source == NULL || source_size < source_needed) {
+        bm_copy_message(message, message_size, "source buffer smaller than its image");
+        return BM_IMAGE_ERROR;
+    }
+    if (target == NULL || target_capacity < target_needed) {
+        bm_copy_message(message, message_size, "target buffer smaller than its image");
+        return BM_IMAGE_ERROR;
+    }
+    return BM_IMAGE_OK;
+}
+
+int bm_resize_rgb(const uint8_t *source, size_t source_size, int source_width,
+                  int source_height, uint8_t *target, size_t target_capacity, int target_width,
+                  int target_height, char *message, size_t message_size) {
+    if (bm_check_buffers(source, source_size, source_width, source_height, target,
+                         target_capacity, target_width, target_height, message,
+                         message_size) != BM_IMAGE_OK) {
+        return BM_IMAGE_ERROR;
+    }
     int *x_weights = NULL, *y_weights = NULL;
     bm_span *x_spans = bm_spans(source_width, target_width, &x_weights);
     bm_span *y_spans = bm_spans(source_height, target_height, &y_weights);
@@ -60,8 +88,11 @@ int bm_resize_rgb(const uint8_t *source, int source_width, int source_height, ui
     uint16_t *rows = malloc(sizeof(uint16_t) * (size_t)target_width * 3 * (size_t)source_height);
     size_t stride = (size_t)target_width * 3;
     uint32_t *sums = malloc(sizeof(uint32_t) * stride);
-    int status = BM_IMAGE_ERROR;
-    if (x_spans == NULL || y_spans == NULL || rows == NULL || sums == NULL) goto done;
+    int status = BM_IMAGE_OUT_OF_MEMORY;
+    if (x_spans == NULL || y_spans == NULL || rows == NULL || sums == NULL) {
+        bm_copy_message(message, message_size, "out of memory");
+        goto done;
+    }
     for (int y = 0; y < source_height; y++) {
         const uint8_t *in = source + (size_t)y * (size_t)source_width * 3;
         uint16_t *out = rows + (size_t)y * (size_t)target_width * 3;
@@ -106,10 +137,20 @@ done:
     return status;
 }
 
-void bm_orient_rgb(const uint8_t *source, int width, int height, int orientation,
-                   uint8_t *target) {
+int bm_orient_rgb(const uint8_t *source, size_t source_size, int width, int height,
+                  int orientation, uint8_t *target, size_t target_capacity, char *message,
+                  size_t message_size) {
+    if (orientation < 1 || orientation > 8) {
+        bm_copy_message(message, message_size, "orientation is not 1...8");
+        return BM_IMAGE_ERROR;
+    }
     int swaps = orientation >= 5 && orientation <= 8;
     int target_width = swaps ? height : width;
+    if (bm_check_buffers(source, source_size, width, height, target, target_capacity,
+                         target_width, swaps ? width : height, message,
+                         message_size) != BM_IMAGE_OK) {
+        return BM_IMAGE_ERROR;
+    }
     for (int y = 0; y < height; y++) {
         for (int x = 0; x < width; x++) {
             int tx, ty;
@@ -130,4 +171,5 @@ void bm_orient_rgb(const uint8_t *source, int width, int height, int orientation
             out[2] = in[2];
         }
     }
+    return BM_IMAGE_OK;
 }

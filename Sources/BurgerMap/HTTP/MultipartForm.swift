@@ -47,6 +47,7 @@ struct MultipartFormReader {
         }
         let collector = PartCollector(limits: limits, fileFields: fileFields)
         let parser = MultipartParser(boundary: boundary)
+        var headerGuard = MultipartHeaderGuard(boundary: boundary)
         parser.onHeader = { name, value in collector.header(name, value) }
         parser.onBody = { buffer in collector.body(&buffer) }
         parser.onPartComplete = { collector.partComplete() }
@@ -56,6 +57,7 @@ struct MultipartFormReader {
             guard received <= limits.requestBytes else { throw Problem(.payloadTooLarge, .bodyTooLarge) }
             collector.silentBytes += buffer.readableBytes
             do {
+                guard headerGuard.admits(buffer) else { throw Problem(.validationFailed, .multipartMalformed) }
                 try parser.execute(buffer)
             } catch {
                 throw Problem(.validationFailed, .multipartMalformed)

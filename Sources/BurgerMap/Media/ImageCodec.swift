@@ -44,25 +44,34 @@ public struct RGBImage: Sendable {
     func resized(width targetWidth: Int, height targetHeight: Int) throws(ImageError) -> RGBImage {
         if targetWidth == width && targetHeight == height { return self }
         var target = [UInt8](repeating: 0, count: targetWidth * targetHeight * 3)
-        let status = pixels.withUnsafeBufferPointer { source in
-            target.withUnsafeMutableBufferPointer { target in
-                bm_resize_rgb(
-                    source.baseAddress, Int32(width), Int32(height), target.baseAddress, Int32(targetWidth),
-                    Int32(targetHeight))
+        var outOfMemory = false
+        _ = try withImageMessage { message, size in
+            let status = pixels.withUnsafeBufferPointer { source in
+                target.withUnsafeMutableBufferPointer { target in
+                    bm_resize_rgb(
+                        source.baseAddress, source.count, Int32(width), Int32(height), target.baseAddress, target.count,
+                        Int32(targetWidth), Int32(targetHeight), message, size)
+                }
             }
+            outOfMemory = status == Int32(BM_IMAGE_OUT_OF_MEMORY)
+            return status == imageOK || outOfMemory ? () : nil
         }
-        guard status == Int32(BM_IMAGE_OK) else { throw .outOfMemory }
+        if outOfMemory { throw .outOfMemory }
         return RGBImage(width: targetWidth, height: targetHeight, pixels: target)
     }
 
     /// A copy turned upright by an EXIF orientation (1…8).
-    func oriented(_ orientation: Int) -> RGBImage {
+    func oriented(_ orientation: Int) throws(ImageError) -> RGBImage {
         guard (2...8).contains(orientation) else { return self }
         var target = [UInt8](repeating: 0, count: pixels.count)
-        pixels.withUnsafeBufferPointer { source in
-            target.withUnsafeMutableBufferPointer { target in
-                bm_orient_rgb(source.baseAddress, Int32(width), Int32(height), Int32(orientation), target.baseAddress)
-            }
+        _ = try withImageMessage { message, size in
+            pixels.withUnsafeBufferPointer { source in
+                target.withUnsafeMutableBufferPointer { target in
+                    bm_orient_rgb(
+                        source.baseAddress, source.count, Int32(width), Int32(height), Int32(orientation),
+                        target.baseAddress, target.count, message, size)
+                }
+            } == imageOK ? () : nil
         }
         let swaps = orientation >= 5
         return RGBImage(width: swaps ? height : width, height: swaps ? width : height, pixels: target)
@@ -217,8 +226,8 @@ public enum JPEGWriter {
         var outputSize = 0
         _ = try withImageMessage { message, size in
             bm_jpeg_encode(
-                pixels, Int32(width), Int32(height), color.code, Int32(quality), progressive ? 1 : 0, &output,
-                &outputSize, message, size) == imageOK ? () : nil
+                pixels, pixels.count, Int32(width), Int32(height), color.code, Int32(quality), progressive ? 1 : 0,
+                &output, &outputSize, message, size) == imageOK ? () : nil
         }
         return takeImageBuffer(output, outputSize)
     }
