@@ -82,20 +82,22 @@ func contains(_ haystack: some Collection<UInt8>, _ needle: [UInt8]) -> Bool {
 }
 
 /// What the importer does with one item, checked against the validation rules it promises:
-/// a place it keeps has a trimmed non-empty name of at most 300 characters, finite coordinates
-/// in range and trimmed fields of at most 1,000 characters.
+/// a place it keeps has a trimmed name and trimmed fields that each pass the field's rule (the
+/// same `TextField` the API applies: length in code points, no control characters), and finite
+/// coordinates in range.
 func checkImported(_ item: DatasetItem) {
     guard case .place(let draft) = item.validated(source: "fuzz") else { return }
-    require(!draft.name.isEmpty && draft.name.count <= 300, "name \(draft.name.debugDescription)")
+    require(TextField.placeName.problem(draft.name) == nil, "name \(draft.name.debugDescription)")
     require(PlaceRow.trimmed(draft.name) == draft.name, "untrimmed name \(draft.name.debugDescription)")
     require(draft.lat.isFinite && abs(draft.lat) <= 90, "latitude \(draft.lat)")
     require(draft.lng.isFinite && abs(draft.lng) <= 180, "longitude \(draft.lng)")
-    let texts = [
-        draft.address, draft.city, draft.province, draft.postalCode, draft.country, draft.phone, draft.category,
-        draft.website, draft.externalId,
+    let texts: [(TextField, String?)] = [
+        (.placeAddress, draft.address), (.placeCity, draft.city), (.placeProvince, draft.province),
+        (.placePostalCode, draft.postalCode), (.placeCountry, draft.country), (.placePhone, draft.phone),
+        (.placeCategory, draft.category), (.placeWebsite, draft.website), (.placeExternalID, draft.externalId),
     ]
-    for text in texts.compactMap({ $0 }) {
-        require(!text.isEmpty && text.count <= PlaceRow.maximumFieldLength, "field \(text.debugDescription)")
-        require(PlaceRow.trimmed(text) == text, "untrimmed field \(text.debugDescription)")
+    for case (let rule, let text?) in texts {
+        require(!text.isEmpty && rule.problem(text) == nil, "\(rule.name) \(text.debugDescription)")
+        require(PlaceRow.trimmed(text) == text, "untrimmed \(rule.name) \(text.debugDescription)")
     }
 }
