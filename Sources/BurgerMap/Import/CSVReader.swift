@@ -84,6 +84,12 @@ struct CSVReader {
                     byteOrderMarkSeen += 1
                     continue
                 }
+                // Only the start of a mark: those bytes were text after all (found by fuzzing).
+                if byteOrderMarkSeen > 0 {
+                    record.bytes.append(contentsOf: Self.byteOrderMark[0..<byteOrderMarkSeen])
+                    sawAnything = true
+                    state = .unquoted
+                }
                 byteOrderMarkSeen = 3
             }
             sawAnything = true
@@ -138,6 +144,13 @@ struct CSVReader {
                 record.fieldEnds.removeAll(keepingCapacity: true)
                 fieldStart = 0
             }
+        }
+        if (1..<3).contains(byteOrderMarkSeen) {
+            // The file ends inside what began like a mark: it was text.
+            record.bytes.append(contentsOf: Self.byteOrderMark[0..<byteOrderMarkSeen])
+            byteOrderMarkSeen = 3
+            sawAnything = true
+            state = .unquoted
         }
         guard sawAnything else { return false }
         if state == .quoted {

@@ -30,6 +30,32 @@ struct CSVReaderTests {
         #expect(parsed.allSatisfy { $0.problem == nil })
     }
 
+    @Test("the start of a byte-order mark followed by text, or by the end, is text (found by fuzzing)")
+    func partialByteOrderMark() throws {
+        for chunkSize in [1, 2, 1 << 20] {
+            let url = FileManager.default.temporaryDirectory.appendingPathComponent("bom-\(UUID().uuidString).csv")
+            defer { try? FileManager.default.removeItem(at: url) }
+            for (bytes, fields) in [
+                ([0xEF, 0x00] as [UInt8], [[0xEF, 0x00]] as [[UInt8]]),
+                ([0xEF, 0xBB, 0x41, 0x2C, 0x42], [[0xEF, 0xBB, 0x41], [0x42]]),
+                ([0xEF, 0xBB], [[0xEF, 0xBB]]), ([0xEF, 0xBB, 0xBF, 0x41], [[0x41]]),
+            ] {
+                try Data(bytes).write(to: url)
+                var reader = CSVReader(source: try ByteSource(url: url, chunkSize: chunkSize))
+                var record = CSVRecord()
+                var read: [[UInt8]] = []
+                while try reader.next(into: &record) {
+                    var start = 0
+                    for end in record.fieldEnds {
+                        read.append(Array(record.bytes[start..<end]))
+                        start = end
+                    }
+                }
+                #expect(read == fields, "\(bytes) in chunks of \(chunkSize)")
+            }
+        }
+    }
+
     @Test("a quote that never closes is reported, with the line where the record starts")
     func unclosedQuote() throws {
         let parsed = try records("a,b\n1,\"never\nclosed\n")
