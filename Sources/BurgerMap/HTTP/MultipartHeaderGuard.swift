@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 
 /// Follows MultipartKit's `MultipartParser` byte by byte, only to know when it is about to read
@@ -36,7 +37,29 @@ struct MultipartHeaderGuard {
     /// Follows `buffer`'s bytes; `false` when the parser would read one of them as a header-name
     /// byte of 0x80 or more.
     mutating func admits(_ buffer: ByteBuffer) -> Bool {
-        buffer.withUnsafeReadableBytes { bytes in bytes.allSatisfy { admits($0) } }
+        buffer.withUnsafeReadableBytes { bytes in
+            guard let base = bytes.baseAddress else { return true }
+            var index = 0
+            while index < bytes.count {
+                switch state {
+                case .epilogue, .malformed:
+                    // Nothing after this reaches a header name.
+                    return true
+                case .body:
+                    // Body bytes stay body bytes up to a CR, where a delimiter may begin: skip to
+                    // it with memchr instead of stepping through a photo byte by byte.
+                    guard let found = memchr(base + index, Int32(delimiter[0]), bytes.count - index) else {
+                        return true
+                    }
+                    index = base.distance(to: UnsafeRawPointer(found))
+                default:
+                    break
+                }
+                guard admits(bytes[index]) else { return false }
+                index += 1
+            }
+            return true
+        }
     }
 
     private mutating func admits(_ byte: UInt8) -> Bool {

@@ -110,7 +110,7 @@ struct ReviewsController {
         var ratingValue: Int?
         validator.check { errors in
             if let rating { ratingValue = ReviewRules.rating(rating, into: &errors) }
-            if let text { ReviewRules.checkText(text, into: &errors) }
+            if let text { TextField.reviewText.check(text, into: &errors) }
         }
         try validator.validate()
         guard let ratingValue, let text else { throw Problem.validation([]) }
@@ -147,7 +147,7 @@ struct ReviewsController {
         var validator = BodyValidator()
         validator.check { errors in
             if let rating = body.rating { ReviewRules.checkRating(rating, into: &errors) }
-            if let text = body.text { ReviewRules.checkText(text, into: &errors) }
+            if let text = body.text { TextField.reviewText.check(text, into: &errors) }
         }
         try validator.validate()
         switch try await database.updateReview(id: id, by: context.user.id, rating: body.rating, text: body.text) {
@@ -187,10 +187,5 @@ enum ReviewRules {
     static func checkRating(_ value: Int, into errors: inout [FieldError]) {
         guard !(1...5).contains(value) else { return }
         errors.append(FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
-    }
-
-    /// `text`: 1…2000 characters, line breaks allowed, not only white space.
-    static func checkText(_ text: String, into errors: inout [FieldError]) {
-        TextField.reviewText.check(text, into: &errors)
     }
 }

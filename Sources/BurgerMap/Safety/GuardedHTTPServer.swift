@@ -10,7 +10,6 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let http1: HTTP1Channel
-    let limits: ConnectionLimits
     let registry: ConnectionRegistry
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
@@ -38,8 +37,7 @@ extension HTTPServerBuilder {
             let configuration = HTTP1Channel.Configuration(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits, registry: registry)])
             return GuardedHTTP1Channel(
-                http1: HTTP1Channel(responder: responder, configuration: configuration), limits: limits,
-                registry: registry)
+                http1: HTTP1Channel(responder: responder, configuration: configuration), registry: registry)
         }
     }
 }
