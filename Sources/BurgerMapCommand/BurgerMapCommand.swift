@@ -3,13 +3,14 @@ import BurgerMap
 import Foundation
 import Hummingbird
 
-/// The `burgermap` command line: `serve` and `import`.
+/// The `burgermap` command line: `serve`, `import`, and the operator's `backup`, `sources` and
+/// `remove-source`.
 @main
 struct BurgerMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "burgermap",
         abstract: "A map-based place review service.",
-        subcommands: [Serve.self, Import.self])
+        subcommands: [Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self])
 }
 
 /// Options that every subcommand shares.

@@ -18,6 +18,8 @@ struct Import: AsyncParsableCommand {
     @Option(help: "Dataset name for matching rows on re-import (default: the file name without extension).")
     var source: String?
     @Option(help: "csv or geojson (default: from the file extension).") var format: ImportFormat?
+    @Option(help: "Category of the rows that have no category column or value (for example burger).")
+    var category: String?
 
     func run() async throws {
         let database = try AppDatabase(dataDirectory: data.dataDirectory)
@@ -27,7 +29,7 @@ struct Import: AsyncParsableCommand {
             let bar = ProgressBar(label: url.lastPathComponent)
             do {
                 let summary = try PlaceImport(database: database).run(
-                    file: url, format: format, source: source, progress: bar.update)
+                    file: url, format: format, source: source, category: category, progress: bar.update)
                 bar.clear()
                 for skip in summary.skips {
                     printError("\(url.lastPathComponent): skipped \(skip)")

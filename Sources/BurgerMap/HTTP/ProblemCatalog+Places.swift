@@ -22,5 +22,15 @@ extension ProblemCatalog {
             .english: "bbox south must not be greater than north", .korean: "bbox의 south는 north보다 클 수 없습니다",
             .japanese: "bbox の south は north より大きくできません",
         ],
+        .notPlaceCreator: [
+            .english: "Only the user who added the place may change or delete it.",
+            .korean: "장소를 등록한 사용자만 수정하거나 삭제할 수 있습니다.",
+            .japanese: "場所を登録したユーザーだけが変更・削除できます。",
+        ],
+        .placeHasReviews: [
+            .english: "The place has {count} reviews; a place with reviews cannot be deleted.",
+            .korean: "이 장소에는 리뷰가 {count}개 있습니다. 리뷰가 있는 장소는 삭제할 수 없습니다.",
+            .japanese: "この場所には{count}件のレビューがあります。レビューのある場所は削除できません。",
+        ],
     ]
 }

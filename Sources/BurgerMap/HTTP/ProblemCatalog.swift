@@ -39,9 +39,11 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case invalidCredentials, refreshTokenInvalid, emailTaken, nicknameTaken, tooManyLoginAttempts
     // Fields.
     case fieldRequired, fieldNotNumber, fieldOutOfRange, fieldNotInteger, fieldNotBoolean, fieldWrongType
-    case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8, fieldEmpty, fieldNotNull
+    case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8, fieldEmpty, fieldNotNull, fieldNotWebAddress
     case emailInvalid, nicknameSpaces
     case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
+    // Changing places.
+    case notPlaceCreator, placeHasReviews
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
@@ -291,6 +293,11 @@ public enum ProblemCatalog {
             .english: "{field} cannot be null; leave it out to keep the current value",
             .korean: "{field}은(는) null일 수 없습니다. 현재 값을 유지하려면 빼고 보내 주세요",
             .japanese: "{field} は null にできません。現在の値のままにするには省略してください",
+        ],
+        .fieldNotWebAddress: [
+            .english: "{field} must be a web address starting with http:// or https://",
+            .korean: "{field}은(는) http:// 또는 https://로 시작하는 웹 주소여야 합니다",
+            .japanese: "{field} は http:// または https:// で始まるウェブアドレスでなければなりません",
         ],
         .fieldNotUTF8: [
             .english: "{field} must be UTF-8 text", .korean: "{field}은(는) UTF-8 텍스트여야 합니다",

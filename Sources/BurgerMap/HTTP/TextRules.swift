@@ -1,3 +1,5 @@
+import Foundation
+
 /// A bounded text field and its one rule, shared by the API, the importer and the schema.
 ///
 /// Lengths count Unicode code points: what SQLite's `length()` and PostgreSQL's `char_length()`
@@ -15,16 +17,20 @@ struct TextField: Sendable {
     var needsContent = false
     /// Whether control characters are refused (everything people read; not passwords).
     var refusesControls = true
+    /// Whether the text must be an `http://` or `https://` address: clients turn it into a
+    /// link, and a `javascript:` one would run in whoever taps it.
+    var isWebAddress = false
 
     init(
         _ name: String, _ length: ClosedRange<Int>, allowsLineBreaks: Bool = false, needsContent: Bool = false,
-        refusesControls: Bool = true
+        refusesControls: Bool = true, isWebAddress: Bool = false
     ) {
         self.name = name
         self.length = length
         self.allowsLineBreaks = allowsLineBreaks
         self.needsContent = needsContent
         self.refusesControls = refusesControls
+        self.isWebAddress = isWebAddress
     }
 
     /// Appends the text's problem, if it has one.
@@ -46,8 +52,25 @@ struct TextField: Sendable {
             return FieldError(field: name, code: "control_characters", .fieldControlCharacters)
         }
         let count = text.unicodeScalars.count
-        guard !length.contains(count) else { return nil }
-        return lengthError(tooShort: count < length.lowerBound)
+        guard length.contains(count) else { return lengthError(tooShort: count < length.lowerBound) }
+        if isWebAddress, !Self.isWebAddress(text) {
+            return FieldError(field: name, code: "not_web_address", .fieldNotWebAddress)
+        }
+        return nil
+    }
+
+    /// `http://` or `https://` (any case), then a host, and no white space inside; white space
+    /// around it is trimmed as for every text, and nothing at all clears the field.
+    private static func isWebAddress(_ text: String) -> Bool {
+        let address = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !address.isEmpty else { return true }
+        let lowered = address.lowercased()
+        for scheme in ["http://", "https://"] where lowered.hasPrefix(scheme) {
+            let rest = lowered.dropFirst(scheme.count)
+            return !rest.isEmpty && !rest.hasPrefix("/")
+                && !rest.unicodeScalars.contains(where: \.properties.isWhitespace)
+        }
+        return false
     }
 
     private func lengthError(tooShort: Bool) -> FieldError {
@@ -70,7 +93,7 @@ extension TextField {
     static let placeCountry = TextField("country", 0...100)
     static let placePhone = TextField("phone", 0...50)
     static let placeCategory = TextField("category", 0...100)
-    static let placeWebsite = TextField("website", 0...2000)
+    static let placeWebsite = TextField("website", 0...2000, isWebAddress: true)
     static let placeSource = TextField("source", 0...100)
     static let placeExternalID = TextField("external_id", 0...200)
 

@@ -52,10 +52,11 @@ final class ImportPipeline: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// Starts a thread that reads `reader` to the end, validating each row for `source`.
-    static func start(reading reader: consuming any PlaceRowReader, source: String, batchSize: Int = 2048)
-        -> ImportPipeline
-    {
+    /// Starts a thread that reads `reader` to the end, validating each row for `source` (with
+    /// `category` for rows that name none).
+    static func start(
+        reading reader: consuming any PlaceRowReader, source: String, category: String? = nil, batchSize: Int = 2048
+    ) -> ImportPipeline {
         let pipeline = ImportPipeline()
         nonisolated(unsafe) var reader = reader
         let thread = Thread {
@@ -63,7 +64,7 @@ final class ImportPipeline: @unchecked Sendable {
                 var batch: [(position: Int, item: ImportItem)] = []
                 batch.reserveCapacity(batchSize)
                 while let (position, row) = try reader.next() {
-                    batch.append((position, row.validated(source: source)))
+                    batch.append((position, row.validated(source: source, category: category)))
                     if batch.count == batchSize {
                         guard pipeline.put(.batch(batch, bytesRead: reader.bytesRead)) else { return }
                         batch.removeAll(keepingCapacity: true)

@@ -16,6 +16,15 @@ public enum ImportFormat: String, Sendable, CaseIterable {
     }
 }
 
+/// An import option that breaks its field's rule (for example a 101-character `--category`).
+public struct ImportOptionError: Error, CustomStringConvertible {
+    let field: FieldError
+
+    public var description: String {
+        "--category: " + field.message.text(in: .english)
+    }
+}
+
 /// What one import did.
 public struct ImportSummary: Sendable, CustomStringConvertible {
     public var read = 0
@@ -56,11 +65,16 @@ public struct PlaceImport {
         self.database = database
     }
 
-    /// Imports `file`; `source` defaults to the file's name without its extension.
+    /// Imports `file`; `source` defaults to the file's name without its extension, and rows
+    /// without a category get `category`.
     public func run(
-        file: URL, format: ImportFormat? = nil, source: String? = nil,
+        file: URL, format: ImportFormat? = nil, source: String? = nil, category: String? = nil,
         progress: ((ImportProgress) -> Void)? = nil
     ) throws -> ImportSummary {
+        let category = PlaceRow.cleaned(category)
+        if let category, let problem = TextField.placeCategory.problem(category) {
+            throw ImportOptionError(field: problem)
+        }
         let started = Date()
         let bytes = try ByteSource(url: file)
         let format = format ?? ImportFormat.guess(for: file) ?? .csv
@@ -71,7 +85,7 @@ public struct PlaceImport {
             case .geojson: GeoJSONPlaceRowReader(source: bytes, path: file.path)
             }
         let (locationWord, totalBytes) = (reader.locationWord, reader.size)
-        let pipeline = ImportPipeline.start(reading: reader, source: source)
+        let pipeline = ImportPipeline.start(reading: reader, source: source, category: category)
         defer { pipeline.close() }
         var bytesRead: Int64 = 0
         var summary = try database.pool.writeWithoutTransaction { db in

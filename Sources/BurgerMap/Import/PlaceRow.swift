@@ -34,7 +34,8 @@ struct PlaceRow {
 
     /// Validates the row with the same field rules as the API and the schema (so no insert can
     /// fail on a row that passes), and turns it into a place, or says why it is skipped.
-    func draft(source: String) -> Result<PlaceDraft, ImportSkip.Reason> {
+    /// A row without a category of its own gets `category` (`import --category`).
+    func draft(source: String, category defaultCategory: String? = nil) -> Result<PlaceDraft, ImportSkip.Reason> {
         let clean = Self.cleaned
         guard let name = clean(name) else { return .failure(.missingName) }
         if let problem = TextField.placeName.problem(name) { return .failure(.invalid(problem)) }
@@ -55,7 +56,7 @@ struct PlaceRow {
         let draft = PlaceDraft(
             name: name, lat: lat, lng: lng, address: clean(address), city: clean(city),
             province: clean(province), postalCode: clean(postalCode), country: clean(country),
-            phone: clean(phone), category: clean(category), website: website, source: source,
+            phone: clean(phone), category: clean(category) ?? defaultCategory, website: website, source: source,
             externalId: clean(externalID))
         let texts: [(TextField, String?)] = [
             (.placeExternalID, draft.externalId), (.placeAddress, draft.address), (.placeCity, draft.city),

@@ -5,12 +5,13 @@ enum DatasetItem {
     case row(PlaceRow)
     case malformed(String)
 
-    /// The item checked and turned into a place for `source`, or the reason to skip it.
-    func validated(source: String) -> ImportItem {
+    /// The item checked and turned into a place for `source` (of `category` unless the row
+    /// names its own), or the reason to skip it.
+    func validated(source: String, category: String? = nil) -> ImportItem {
         switch self {
         case .malformed(let why): .skip(.malformed(why))
         case .row(let row):
-            switch row.draft(source: source) {
+            switch row.draft(source: source, category: category) {
             case .success(let draft): .place(draft)
             case .failure(let reason): .skip(reason)
             }

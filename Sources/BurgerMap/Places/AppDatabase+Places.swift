@@ -6,7 +6,7 @@ extension AppDatabase: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
     static let placeColumns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
-        city, province, postal_code, country, cover_photo_id
+        city, province, postal_code, country, cover_photo_id, website
         """
 
     /// The `Place` on the current row of a statement that selects `placeColumns` from column
@@ -24,7 +24,8 @@ extension AppDatabase: PlaceStore {
             address: displayAddress(
                 handle, street: first + 4, city: first + 12, province: first + 13, postalCode: first + 14,
                 country: first + 15),
-            phone: text(5), category: text(6), source: text(7), externalId: text(8), reviewCount: reviewCount,
+            phone: text(5), category: text(6), website: text(17), source: text(7), externalId: text(8),
+            reviewCount: reviewCount,
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
             coverPhotoUrl: sqlite3_column_type(handle, first + 16) == SQLITE_NULL
                 ? nil : PhotoURL.full(sqlite3_column_int64(handle, first + 16)),

@@ -7,6 +7,8 @@ public struct Place: Sendable, Equatable {
     public var address: String?
     public var phone: String?
     public var category: String?
+    /// The place's own web site (imported, or set by its creator).
+    public var website: String?
     public var source: String?
     public var externalId: String?
     public var reviewCount: Int
@@ -83,6 +85,8 @@ extension Place: JSONWritable {
         writer.value(phone)
         writer.key("category")
         writer.value(category)
+        writer.key("website")
+        writer.value(website)
         writer.key("source")
         writer.value(source)
         writer.key("external_id")

@@ -93,4 +93,9 @@ public protocol PlaceStore: Sendable {
     /// Stores a place that `userID` adds, unless one with the same (`source`, `external_id`)
     /// exists; answers the stored place and whether it is new.
     func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool)
+    /// Changes a place; only the user who added it may (`forbidden` for anyone else).
+    func updatePlace(id: Int64, by userID: Int64, _ edit: PlaceEdit, at time: Timestamp) async throws
+        -> OwnerOnlyChange<Place>
+    /// Deletes a place the user added, unless it has reviews.
+    func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion
 }

@@ -14,6 +14,8 @@ struct PlacesController {
         routes.get(":id", use: show)
         routes.signedIn(authentication)
             .post(use: create)
+            .patch(":id", use: update)
+            .delete(":id", use: delete)
         return routes
     }
 
@@ -24,6 +26,7 @@ struct PlacesController {
         var address: String?
         var phone: String?
         var category: String?
+        var website: String?
         var source: String?
         var externalId: String?
     }
@@ -48,7 +51,7 @@ struct PlacesController {
             }
             let optional: [(TextField, String?)] = [
                 (.placeAddress, body.address), (.placePhone, body.phone), (.placeCategory, body.category),
-                (.placeSource, body.source), (.placeExternalID, body.externalId),
+                (.placeWebsite, body.website), (.placeSource, body.source), (.placeExternalID, body.externalId),
             ]
             for (field, value) in optional {
                 if let value { field.check(value, into: &errors) }
@@ -62,7 +65,7 @@ struct PlacesController {
         let draft = PlaceDraft(
             name: name.trimmingCharacters(in: .whitespacesAndNewlines), lat: lat, lng: lng,
             address: cleaned(body.address), phone: cleaned(body.phone), category: cleaned(body.category),
-            source: cleaned(body.source), externalId: cleaned(body.externalId))
+            website: cleaned(body.website), source: cleaned(body.source), externalId: cleaned(body.externalId))
         if draft.name.isEmpty {
             throw Problem.validation([TextField.placeName.problem("")!])
         }

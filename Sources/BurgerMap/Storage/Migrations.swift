@@ -194,6 +194,17 @@ extension AppDatabase {
                     DROP INDEX reviews_by_time;
                     """)
         }
+        migrator.registerMigration("v5-places-keep-reviews") { db in
+            // Reviews keep their place: the API answers `409` and `remove-source` skips such
+            // places, and the schema refuses the delete whatever asks for it.
+            try db.execute(
+                sql: """
+                    CREATE TRIGGER places_keep_reviewed BEFORE DELETE ON places
+                    WHEN EXISTS (SELECT 1 FROM reviews WHERE place_id = OLD.id)
+                    BEGIN SELECT RAISE(ABORT, 'a place with reviews cannot be deleted'); END;
+                    CREATE INDEX places_by_source ON places(source) WHERE source IS NOT NULL;
+                    """)
+        }
         return migrator
     }
 

@@ -1,0 +1,66 @@
+import GRDB
+
+extension AppDatabase {
+    /// Changes a place its creator added; the R*Tree follows the point through SpatiaLite's
+    /// index triggers, so a moved place is found at its new position.
+    public func updatePlace(id: Int64, by userID: Int64, _ edit: PlaceEdit, at time: Timestamp = .now())
+        async throws -> OwnerOnlyChange<Place>
+    {
+        try await measured("update_place") {
+            try await pool.write { db in
+                guard let creator = try Self.placeCreator(db, id: id) else { return .notFound }
+                guard creator == userID else { return .forbidden }
+                let writer = PlaceWriter(db)
+                guard let stored = try writer.draft(id: id) else { return .notFound }
+                try writer.update(id: id, with: edit.applied(to: stored), at: time)
+                return .done(try Self.places(db, ids: [id])[id]!)
+            }
+        }
+    }
+
+    /// Deletes a place its creator added, unless it has reviews.
+    public func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion {
+        try await measured("delete_place") {
+            try await pool.write { db in
+                guard let creator = try Self.placeCreator(db, id: id) else { return .notFound }
+                guard creator == userID else { return .forbidden }
+                let reviews = try Int.fetchOne(db, sql: "SELECT review_count FROM places WHERE id = ?", arguments: [id])
+                if let reviews, reviews > 0 { return .hasReviews(reviews) }
+                try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
+                return .deleted
+            }
+        }
+    }
+
+    /// The creator of a place: `.some(nil)` for an imported place, `nil` when there is no place.
+    private static func placeCreator(_ db: Database, id: Int64) throws -> Int64?? {
+        try Row.fetchOne(db, sql: "SELECT created_by FROM places WHERE id = ?", arguments: [id]).map { row in
+            row[0] as Int64?
+        }
+    }
+
+    /// Every import source with its number of places, by name.
+    public func placeSources() async throws -> [PlaceSource] {
+        try await pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT source, count(*), sum(review_count > 0) FROM places
+                    WHERE source IS NOT NULL GROUP BY source ORDER BY source
+                    """
+            ).map { row in PlaceSource(name: row[0], places: row[1], reviewedPlaces: row[2]) }
+        }
+    }
+
+    /// Deletes the places of an import source, except those with reviews (reviews keep their
+    /// place); answers how many were deleted and how many stayed.
+    public func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int) {
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM places WHERE source = ? AND review_count = 0", arguments: [name])
+            let deleted = db.changesCount
+            let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM places WHERE source = ?", arguments: [name]) ?? 0
+            return (deleted, kept)
+        }
+    }
+}
