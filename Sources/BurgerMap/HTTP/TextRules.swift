@@ -62,13 +62,19 @@ struct TextField: Sendable {
     /// `http://` or `https://` (any case), then a host, and no white space inside; white space
     /// around it is trimmed as for every text, and nothing at all clears the field.
     private static func isWebAddress(_ text: String) -> Bool {
-        let address = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Compared scalar by scalar: `String.hasPrefix` compares characters, and a combining
+        // mark after "//" would make that "/" part of another character.
+        let address = text.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars
         guard !address.isEmpty else { return true }
-        let lowered = address.lowercased()
-        for scheme in ["http://", "https://"] where lowered.hasPrefix(scheme) {
-            let rest = lowered.dropFirst(scheme.count)
-            return !rest.isEmpty && !rest.hasPrefix("/")
-                && !rest.unicodeScalars.contains(where: \.properties.isWhitespace)
+        func asciiLowercased(_ scalar: Unicode.Scalar) -> Unicode.Scalar {
+            ("A"..."Z").contains(scalar) ? Unicode.Scalar(scalar.value + 32)! : scalar
+        }
+        for scheme in ["http://", "https://"] {
+            let expected = Array(scheme.unicodeScalars)
+            guard address.count > expected.count, address.prefix(expected.count).map(asciiLowercased) == expected
+            else { continue }
+            let rest = address.dropFirst(expected.count)
+            return rest.first != "/" && !rest.contains(where: \.properties.isWhitespace)
         }
         return false
     }

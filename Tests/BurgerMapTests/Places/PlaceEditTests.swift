@@ -148,4 +148,32 @@ struct PlaceEditTests {
             #expect(try await environment.rowCount("reviews") == 1)
         }
     }
+
+    @Test(
+        "website: http(s) addresses in any case are kept, also with marks after the slashes; others are 400",
+        arguments: [
+            ("https://patty.example/menu", true), ("HTTP://PATTY.EXAMPLE", true), ("  http://patty.example  ", true),
+            ("https://\u{1F3FB}patty.example", true), ("http://e\u{0301}.example", true), ("", true),
+            ("javascript:alert(1)", false), ("http:///path", false), ("http://", false),
+            ("http://patty example", false), ("http://patty\u{3000}example", false), ("ftp://patty.example", false),
+            ("www.patty.example", false),
+        ])
+    func websiteRule(website: String, accepted: Bool) async throws {
+        let environment = try TestEnvironment()
+        try await environment.withClient { client in
+            let alice = try await client.member("alice")
+            let response = try await client.send(
+                .post, "/v1/places", json: ["name": "Patty Lab", "lat": 1, "lng": 1, "website": website],
+                token: alice.token)
+            #expect(response.status == (accepted ? .created : .badRequest), "\(website.debugDescription)")
+            let body = try json(response)
+            if accepted {
+                let stored = website.trimmingCharacters(in: .whitespaces)
+                #expect(body["website"] as? String == (stored.isEmpty ? nil : stored))
+            } else {
+                let errors = try #require(body["errors"] as? [[String: Any]])
+                #expect(errors.map { $0["code"] as? String } == ["not_web_address"])
+            }
+        }
+    }
 }
