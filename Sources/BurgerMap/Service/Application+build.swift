@@ -53,6 +53,8 @@ public enum ServiceMetrics {
 public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppRequestContext> {
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // Outermost, so that problem documents and the request id's answers are compressed too.
+    router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
