@@ -28,6 +28,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "Lifetime of access tokens, in seconds.") var accessTokenTtl = 300
     @Option(help: "Lifetime of refresh tokens, in seconds.") var refreshTokenTtl = 30 * 24 * 3600
+    @Option(help: "Seconds a used refresh token may be retried for the same answer (0: never).") var refreshGrace = 30
     @Option(help: "Seconds a keep-alive connection may stay idle.") var idleTimeout = 30
     @Option(help: "Seconds a request head may take to arrive.") var headerTimeout = 10
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
@@ -38,6 +39,9 @@ struct Serve: AsyncParsableCommand {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
         }
+        guard (0...3600).contains(refreshGrace) else {
+            throw ValidationError("--refresh-grace must be 0 to 3600 seconds")
+        }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
         }
@@ -47,6 +51,7 @@ struct Serve: AsyncParsableCommand {
         var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: data.dataDirectory)
         configuration.accessTokenLifetime = .seconds(accessTokenTtl)
         configuration.refreshTokenLifetime = .seconds(refreshTokenTtl)
+        configuration.refreshGrace = .seconds(refreshGrace)
         configuration.connectionLimits.idleTimeout = .seconds(idleTimeout)
         configuration.connectionLimits.headerTimeout = .seconds(headerTimeout)
         configuration.connectionLimits.minimumBodyRate = minBodyRate

@@ -14,6 +14,9 @@ public struct ServiceConfiguration: Sendable {
     public var accessTokenLifetime: Duration = .seconds(300)
     /// How long refresh tokens live (`--refresh-token-ttl`, 30 days by default).
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// How long a used refresh token may be presented again for the same successor
+    /// (`--refresh-grace`, 30 s; zero turns retries off).
+    public var refreshGrace: Duration = .seconds(30)
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
 
@@ -103,7 +106,8 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
     let accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
-        refreshLifetime: configuration.refreshTokenLifetime)
+        refreshLifetime: configuration.refreshTokenLifetime, refreshGrace: configuration.refreshGrace,
+        successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
     let swept = try await database.sweepOrphanedPhotos(in: media.storage)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
