@@ -46,7 +46,8 @@ struct AuthController {
             throw Self.problem(for: conflict)
         }
         context.logger.info("account created", metadata: ["user_id": "\(user.id)"])
-        return try await accounts.startLogin(for: user, database: database).response(status: .created)
+        return try await accounts.startLogin(for: user, database: database)
+            .response(status: .created, headers: [.location: "/v1/users/\(user.id)"])
     }
 
     static func problem(for conflict: AccountConflict) -> Problem {
