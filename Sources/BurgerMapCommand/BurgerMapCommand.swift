@@ -9,6 +9,7 @@ struct BurgerMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "burgermap",
         abstract: "A map-based place review service.",
+        version: BurgerMapVersion.current,
         subcommands: [Serve.self, Import.self])
 }
 
@@ -33,9 +34,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a request head may take to arrive.") var headerTimeout = 10
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
+    @Option(help: "Serve /metrics on this loopback HOST:PORT only, not on the API port.") var metricsAddress: String?
     @OptionGroup var data: DataOptions
 
-    func validate() throws {
+    func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
         }
@@ -44,6 +46,17 @@ struct Serve: AsyncParsableCommand {
         }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+    }
+
+    func validate() throws {
+        try validateLimits()
+        if let metricsAddress {
+            do {
+                _ = try LoopbackAddress(parsing: metricsAddress)
+            } catch {
+                throw ValidationError("--metrics-address \(metricsAddress): \(error)")
+            }
         }
     }
 
@@ -56,7 +69,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connectionLimits.headerTimeout = .seconds(headerTimeout)
         configuration.connectionLimits.minimumBodyRate = minBodyRate
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
-        let app = try await buildApplication(configuration)
-        try await app.runService()
+        configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
+        try await buildServiceGroup(configuration).run()
     }
 }
