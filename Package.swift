@@ -28,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/multipart-kit.git", exact: "4.7.1"),
         .package(url: "https://github.com/swift-extras/swift-extras-base64.git", exact: "1.2.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+        .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
     ],
     targets: [
         // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
@@ -67,6 +69,8 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "MultipartKit", package: "multipart-kit"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -101,6 +105,7 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+                .product(name: "CompressNIO", package: "compress-nio"),
             ],
             resources: [.copy("Resources")],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -10,6 +10,7 @@ struct BurgerMapCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "burgermap",
         abstract: "A map-based place review service.",
+        version: BurgerMapVersion.current,
         subcommands: [Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self])
 }
 
@@ -29,18 +30,34 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on.") var port = 8080
     @Option(help: "Lifetime of access tokens, in seconds.") var accessTokenTtl = 300
     @Option(help: "Lifetime of refresh tokens, in seconds.") var refreshTokenTtl = 30 * 24 * 3600
+    @Option(help: "Seconds a used refresh token may be retried for the same answer (0: never).") var refreshGrace = 30
     @Option(help: "Seconds a keep-alive connection may stay idle.") var idleTimeout = 30
     @Option(help: "Seconds a request head may take to arrive.") var headerTimeout = 10
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
+    @Option(help: "Serve /metrics on this loopback HOST:PORT only, not on the API port.") var metricsAddress: String?
     @OptionGroup var data: DataOptions
 
-    func validate() throws {
+    func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
         }
+        guard (0...3600).contains(refreshGrace) else {
+            throw ValidationError("--refresh-grace must be 0 to 3600 seconds")
+        }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+    }
+
+    func validate() throws {
+        try validateLimits()
+        if let metricsAddress {
+            do {
+                _ = try LoopbackAddress(parsing: metricsAddress)
+            } catch {
+                throw ValidationError("--metrics-address \(metricsAddress): \(error)")
+            }
         }
     }
 
@@ -48,11 +65,12 @@ struct Serve: AsyncParsableCommand {
         var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: data.dataDirectory)
         configuration.accessTokenLifetime = .seconds(accessTokenTtl)
         configuration.refreshTokenLifetime = .seconds(refreshTokenTtl)
+        configuration.refreshGrace = .seconds(refreshGrace)
         configuration.connectionLimits.idleTimeout = .seconds(idleTimeout)
         configuration.connectionLimits.headerTimeout = .seconds(headerTimeout)
         configuration.connectionLimits.minimumBodyRate = minBodyRate
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
-        let app = try await buildApplication(configuration)
-        try await app.runService()
+        configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
+        try await buildServiceGroup(configuration).run()
     }
 }

@@ -103,6 +103,20 @@ enum RefreshTokens {
         SymmetricKey(size: .bits256).withUnsafeBytes { CursorCodec.base64URL($0) }
     }
 
+    /// The token that replaces `token` when it is used: HMAC-SHA256 of it under a key derived
+    /// from the service secret for this purpose alone, in the same form as a random token.
+    ///
+    /// Deterministic, so that a client retrying a refresh whose answer it lost can be given the
+    /// same successor again while only hashes are stored: the successor is recomputed from the
+    /// token the client presents, never kept in clear. Without the key it is as unpredictable as
+    /// a random token (HMAC is a PRF), and knowing a successor reveals nothing of the key or of
+    /// other chains.
+    static func successor(of token: String, key: SymmetricKey) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(token.utf8), using: key).withUnsafeBytes {
+            CursorCodec.base64URL($0)
+        }
+    }
+
     static func hash(_ token: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(token.utf8)))
     }

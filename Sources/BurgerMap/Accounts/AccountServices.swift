@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What the account routes share: token signing, password hashing and login throttling.
@@ -7,16 +8,30 @@ public struct AccountServices: Sendable {
     public let refreshLifetime: Duration
     public let passwords: PasswordHasher
     public let throttle: LoginThrottle
+    /// How long after a refresh token was used it may be presented again and answered with the
+    /// same successor (`--refresh-grace`, 30 s), for clients that lost the first answer.
+    public let refreshGrace: Duration
+    /// Derives each refresh token's successor (`RefreshTokens.successor`).
+    let successorKey: SymmetricKey
 
+    /// - Parameter successorKey: the key refresh-token successors are derived with; the service
+    ///   derives it from its secret (`ServiceSecret.derivedKey`) so that retries keep working
+    ///   across restarts. By default a random one, for tests.
     public init(
         accessTokens: AccessTokens, refreshLifetime: Duration = .seconds(30 * 24 * 3600),
-        passwords: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle()
+        passwords: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
+        refreshGrace: Duration = .seconds(30), successorKey: SymmetricKey = SymmetricKey(size: .bits256)
     ) {
         self.accessTokens = accessTokens
         self.refreshLifetime = refreshLifetime
         self.passwords = passwords
         self.throttle = throttle
+        self.refreshGrace = refreshGrace
+        self.successorKey = successorKey
     }
+
+    /// The purpose name of `successorKey` under the service secret.
+    public static let successorKeyPurpose = "refresh-token-successor"
 
     /// A fresh access token and refresh token for `user`, starting a new login.
     func startLogin(for user: User, database: AppDatabase) async throws -> TokensView {

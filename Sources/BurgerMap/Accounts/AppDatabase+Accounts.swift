@@ -13,6 +13,9 @@ enum RefreshOutcome: Equatable {
     case rotated(userID: Int64)
     /// Unknown, expired, revoked, or its login is gone.
     case invalid
+    /// Used moments ago (within the grace period) and its successor not used yet: a retry of a
+    /// refresh whose answer was lost. Nothing changed; the caller answers the same successor.
+    case retried(userID: Int64)
     /// Already used: someone holds a copy, so the whole login was revoked.
     case reused
 }
@@ -145,10 +148,13 @@ extension AppDatabase {
     }
 
     /// Uses a refresh token once: a good one is marked used and replaced by `newHash` in the
-    /// same login; a used one revokes its whole login (someone else holds a copy). One write
-    /// transaction, so two refreshes with the same token cannot both succeed.
+    /// same login. A used one revokes its whole login (someone else holds a copy), unless it was
+    /// used less than `grace` ago and its successor (`newHash`, derived from the token, so the
+    /// same on every retry) is still unused: then the answer is `.retried` and nothing changes.
+    /// One write transaction, so two refreshes with the same token cannot both rotate it.
     func rotateRefreshToken(
-        _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, at time: Timestamp = .now()
+        _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, grace: Duration = .zero,
+        at time: Timestamp = .now()
     ) async throws -> RefreshOutcome {
         try await measured("rotate_refresh_token") {
             try await pool.write { db in
@@ -163,7 +169,14 @@ extension AppDatabase {
                 else { return .invalid }
                 let sessionID: Int64 = row["session_id"]
                 if (row["revoked_at"] as Int64?) != nil { return .invalid }
-                if (row["used_at"] as Int64?) != nil {
+                if let usedAt = row["used_at"] as Int64? {
+                    let graceMilliseconds =
+                        grace.components.seconds * 1000 + grace.components.attoseconds / 1_000_000_000_000_000
+                    if time.milliseconds - usedAt < graceMilliseconds,
+                        try Self.isUnusedSuccessor(db, hash: newHash, session: sessionID, at: time)
+                    {
+                        return .retried(userID: row["user_id"])
+                    }
                     try Self.revokeLogin(db, session: sessionID, at: time)
                     return .reused
                 }
@@ -194,6 +207,18 @@ extension AppDatabase {
                 return true
             }
         }
+    }
+
+    /// Whether the token with this hash belongs to the login, is unused and unexpired.
+    private static func isUnusedSuccessor(_ db: Database, hash: [UInt8], session: Int64, at time: Timestamp) throws
+        -> Bool
+    {
+        try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT 1 FROM refresh_tokens
+                WHERE token_hash = ? AND session_id = ? AND used_at IS NULL AND expires_at > ?
+                """, arguments: [Data(hash), session, time.milliseconds]) == true
     }
 
     private static func insertRefreshToken(

@@ -46,7 +46,8 @@ struct AuthController {
             throw Self.problem(for: conflict)
         }
         context.logger.info("account created", metadata: ["user_id": "\(user.id)"])
-        return try await accounts.startLogin(for: user, database: database).response(status: .created)
+        return try await accounts.startLogin(for: user, database: database)
+            .response(status: .created, headers: [.location: "/v1/users/\(user.id)"])
     }
 
     static func problem(for conflict: AccountConflict) -> Problem {
@@ -91,14 +92,18 @@ struct AuthController {
     }
 
     /// `POST /v1/auth/refresh`: a new access token and a new refresh token for a good refresh
-    /// token, which stops working. An already used one revokes its whole login.
+    /// token, which stops working. The same token again within the grace period, before its
+    /// successor is used, answers the same successor (a retry of a lost answer); otherwise an
+    /// already used one revokes its whole login.
     @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
         let token = try await Self.refreshToken(in: request)
-        let next = RefreshTokens.generate()
+        let next = RefreshTokens.successor(of: token, key: accounts.successorKey)
         let outcome = try await database.rotateRefreshToken(
-            RefreshTokens.hash(token), to: RefreshTokens.hash(next), expiresAt: accounts.refreshExpiry())
+            RefreshTokens.hash(token), to: RefreshTokens.hash(next), expiresAt: accounts.refreshExpiry(),
+            grace: accounts.refreshGrace)
         switch outcome {
-        case .rotated(let userID):
+        case .rotated(let userID), .retried(let userID):
+            if case .retried = outcome { context.logger.info("refresh retried within the grace period") }
             guard let user = try await database.user(id: userID) else {
                 throw Problem(.refreshTokenInvalid, .refreshTokenInvalid)
             }

@@ -70,7 +70,8 @@ struct PlacesController {
             throw Problem.validation([TextField.placeName.problem("")!])
         }
         let (place, created) = try await store.createPlace(draft, by: context.user.id)
-        return place.response(status: created ? .created : .ok)
+        return place.response(
+            status: created ? .created : .ok, headers: created ? [.location: "/v1/places/\(place.id)"] : [:])
     }
 
     /// `GET /v1/places/nearby`: places within a radius, nearest first, keyset-paged.

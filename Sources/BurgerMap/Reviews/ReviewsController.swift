@@ -91,14 +91,27 @@ struct ReviewsController {
                 draft, photos: upload.photos, storage: media.storage, idempotency: idempotency,
                 installed: upload.installed)
             switch outcome {
-            case .created(_, let body):
-                return jsonResponse(body, status: .created)
+            case .created(let review, let body):
+                var response = jsonResponse(body, status: .created)
+                response.headers[.location] = "/v1/reviews/\(review.id)"
+                return response
             case .replayed(let status, let body):
-                return jsonResponse(body, status: HTTPResponse.Status(code: status))
+                var response = jsonResponse(body, status: HTTPResponse.Status(code: status))
+                if status == 201, let id = Self.reviewID(inStoredAnswer: body) {
+                    response.headers[.location] = "/v1/reviews/\(id)"
+                }
+                return response
             case .placeMissing:
                 throw Problem.notFound(.placeNotFound, id: placeID)
             }
         }
+    }
+
+    /// The `id` of a stored `201` answer (a Review). The replay table keeps only the status and
+    /// the body, and the body names the review, so no column is added for the `Location`.
+    static func reviewID(inStoredAnswer body: [UInt8]) -> Int64? {
+        let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
+        return (object?["id"] as? NSNumber)?.int64Value
     }
 
     /// The review fields of a form, checked by the contract's rules.

@@ -14,6 +14,12 @@ public struct ServiceConfiguration: Sendable {
     public var accessTokenLifetime: Duration = .seconds(300)
     /// How long refresh tokens live (`--refresh-token-ttl`, 30 days by default).
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
+    /// How long a used refresh token may be presented again for the same successor
+    /// (`--refresh-grace`, 30 s; zero turns retries off).
+    public var refreshGrace: Duration = .seconds(30)
+    /// Where `/metrics` is served instead of the API port (`--metrics-address`, loopback only);
+    /// `nil` serves it on the API port.
+    public var metricsAddress: LoopbackAddress?
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
 
@@ -50,16 +56,20 @@ public enum ServiceMetrics {
 }
 
 /// Builds the router with every route and middleware; tests call this with a temporary database.
-public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppRequestContext> {
+/// With `servesMetrics` false, `/metrics` is left to the metrics listener (`buildMetricsRouter`).
+public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool = true) -> Router<AppRequestContext> {
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    // Outermost, so that problem documents and the request id's answers are compressed too.
+    router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
     router.add(middleware: LogRequestsMiddleware(.info))
     let database = dependencies.database
     let cursors = CursorCodec(secret: dependencies.secret)
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, database: database)
-    router.addRoutes(ServiceController(database: database, metrics: ServiceMetrics.registry).endpoints)
+    router.addRoutes(
+        ServiceController(database: database, metrics: ServiceMetrics.registry).endpoints(servesMetrics: servesMetrics))
     router.addRoutes(
         PlacesController(store: database, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/places")
@@ -101,14 +111,17 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
     let accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
-        refreshLifetime: configuration.refreshTokenLifetime)
+        refreshLifetime: configuration.refreshTokenLifetime, refreshGrace: configuration.refreshGrace,
+        successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
     let swept = try await database.sweepOrphanedPhotos(in: media.storage)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     let router = buildRouter(
-        ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
+        ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media),
+        servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "BurgerMap"),
+        configuration: .init(
+            address: .hostname(configuration.host, port: configuration.port), serverName: BurgerMapVersion.serverName),
         logger: logger)
 }

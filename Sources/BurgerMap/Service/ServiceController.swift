@@ -7,20 +7,21 @@ struct ServiceController {
     let database: AppDatabase
     let metrics: PrometheusCollectorRegistry
 
-    /// The routes this controller serves.
-    var endpoints: RouteCollection<AppRequestContext> {
+    /// The routes this controller serves; `/metrics` only when `servesMetrics`.
+    func endpoints(servesMetrics: Bool) -> RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("health", use: health)
-        routes.get("metrics", use: metricsText)
+        if servesMetrics { routes.get("metrics", use: metricsText) }
         routes.get("openapi.yaml", use: openAPI)
         return routes
     }
 
     struct Health: ResponseEncodable {
         var status: String
+        var version = BurgerMapVersion.current
     }
 
-    /// `GET /health`: `200 {"status": "ok"}` while the database answers.
+    /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
         guard await database.isReachable() else {
             throw Problem(.internal, .databaseUnavailable)
@@ -30,6 +31,11 @@ struct ServiceController {
 
     /// `GET /metrics`: every metric in Prometheus text format.
     @Sendable func metricsText(_ request: Request, context: AppRequestContext) async throws -> Response {
+        Self.metricsResponse(metrics)
+    }
+
+    /// The Prometheus text of `metrics`.
+    static func metricsResponse(_ metrics: PrometheusCollectorRegistry) -> Response {
         Response(
             status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
             body: .init(byteBuffer: ByteBuffer(bytes: metrics.emitToBuffer())))

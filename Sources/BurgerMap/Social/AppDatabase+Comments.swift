@@ -22,6 +22,13 @@ extension AppDatabase {
         try comments(db, sql: "\(commentSelect) WHERE c.id = ?", arguments: [id]).first
     }
 
+    /// One comment, or `nil`.
+    public func comment(id: Int64) async throws -> Comment? {
+        try await measured("comment") {
+            try await pool.read { db in try Self.comment(db, id: id) }
+        }
+    }
+
     /// A page of a review's comments, oldest first (ties by id).
     public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
         try await measured("comments") {

@@ -19,6 +19,7 @@ struct CommentsController {
     /// The routes under `/v1/comments`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
+        routes.get(":id", use: show)
         routes.signedIn(authentication)
             .patch(":id", use: update)
             .delete(":id", use: delete)
@@ -56,7 +57,14 @@ struct CommentsController {
         guard let comment = try await database.addComment(review: id, author: context.user.id, text: text) else {
             throw Problem.notFound(.reviewNotFound, id: id)
         }
-        return comment.response(status: .created)
+        return comment.response(status: .created, headers: [.location: "/v1/comments/\(comment.id)"])
+    }
+
+    /// `GET /v1/comments/{id}`: one Comment (where a new comment's `Location` points).
+    @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.commentNotFound)
+        guard let comment = try await database.comment(id: id) else { throw Problem.notFound(.commentNotFound, id: id) }
+        return comment.response()
     }
 
     /// `PATCH /v1/comments/{id}` `{text}`: only the comment's author; anyone else is `403`.

@@ -12,6 +12,8 @@ struct TokenLifecycleTests {
     @Test("refresh rotates; a reused refresh token revokes the whole login; logout ends it")
     func refreshRotationAndReuse() async throws {
         let environment = try TestEnvironment()
+        let clock = TestClock()
+        environment.clock = clock
         try await environment.withClient { client in
             let first = try tokens(try await client.register(email: "so@example.com", nickname: "soyeon"))
             let refreshed = try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": first.refresh])
@@ -20,7 +22,9 @@ struct TokenLifecycleTests {
             #expect(second.refresh != first.refresh)
             #expect(try await client.send(.get, "/v1/users/me", token: second.access).status == .ok)
 
-            // The first token again: someone holds a copy, so the login ends, the new token too.
+            // The first token again, after the retry grace: someone holds a copy, so the login
+            // ends, the new token too.
+            clock.advance(milliseconds: 31_000)
             let reused = try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": first.refresh])
             #expect(reused.status == .unauthorized)
             #expect(try problemCode(reused) == "refresh_token_invalid")

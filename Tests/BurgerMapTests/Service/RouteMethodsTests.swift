@@ -16,7 +16,7 @@ struct RouteMethodsTests {
             (.get, "/v1/auth/login", "POST, OPTIONS"),
             (.post, "/v1/reviews/7", "GET, HEAD, PATCH, DELETE, OPTIONS"),
             (.patch, "/v1/photos/3.jpg", "GET, HEAD, OPTIONS"),
-            (.trace, "/v1/comments/5", "PATCH, DELETE, OPTIONS"),
+            (.trace, "/v1/comments/5", "GET, HEAD, PATCH, DELETE, OPTIONS"),
             (HTTPRequest.Method("QUERY")!, "/v1/places", "GET, HEAD, POST, OPTIONS"),
         ])
     func methodNotAllowed(method: HTTPRequest.Method, uri: String, allow: String) async throws {

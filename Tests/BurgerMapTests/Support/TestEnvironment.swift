@@ -35,7 +35,8 @@ final class TestEnvironment: @unchecked Sendable {
         let accounts = AccountServices(
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
-            throttle: LoginThrottle(policy: throttlePolicy))
+            throttle: LoginThrottle(policy: throttlePolicy),
+            successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
         return buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
     }
 
