@@ -18,10 +18,10 @@ import NIOCore
 struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The smallest body of known length that is compressed.
     var minimumSize = 1024
-    /// zlib's level. Measured on the 2,000-place viewport (632 KB of JSON, same libz): level 1
-    /// leaves 12.4% of the bytes in 15 ms, level 6 9.9% in 41 ms, level 9 9.4% in 82 ms (loaded
-    /// machine). Level 1 is already well under the 25% goal; the 2.5 points level 6 would add
-    /// cost 2.7 times the CPU on a 2-core server (`scripts/bench-compression`).
+    /// zlib's level. Measured on the 2,000-place viewport (662 KB of JSON, same libz): level 1
+    /// leaves 12.1% of the bytes in 3.3 ms, level 6 9.3% in 9.6 ms, level 9 8.9% in 29 ms.
+    /// Level 1 is already well under the 25% goal; the 2.8 points level 6 would add cost 2.9
+    /// times the CPU on a 2-core server (`scripts/bench-compression`).
     var level: Int32 = 1
 
     func handle(
