@@ -32,6 +32,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a request head may take to arrive.") var headerTimeout = 10
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help:
+            "A reverse proxy (address or CIDR, IPv4 or IPv6) whose Forwarded/X-Forwarded-For headers name the client; repeatable."
+    )
+    var trustedProxies: [String] = []
     @OptionGroup var data: DataOptions
 
     func validate() throws {
@@ -40,6 +46,11 @@ struct Serve: AsyncParsableCommand {
         }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+        for proxy in trustedProxies where IPNetwork(proxy) == nil {
+            throw ValidationError(
+                "--trusted-proxy '\(proxy)' is not an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8, ::1, fd00::/8)"
+            )
         }
     }
 
@@ -51,6 +62,7 @@ struct Serve: AsyncParsableCommand {
         configuration.connectionLimits.headerTimeout = .seconds(headerTimeout)
         configuration.connectionLimits.minimumBodyRate = minBodyRate
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
+        configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
         let app = try await buildApplication(configuration)
         try await app.runService()
     }

@@ -16,6 +16,8 @@ public struct ServiceConfiguration: Sendable {
     public var refreshTokenLifetime: Duration = .seconds(30 * 24 * 3600)
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
+    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`--trusted-proxy`).
+    public var trustedProxies = TrustedProxies()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -31,6 +33,8 @@ public struct ServiceDependencies: Sendable {
     public var secret: ServiceSecret
     public var accounts: AccountServices
     public var media: MediaServices
+    /// Reverse proxies whose forwarding headers name the client; none by default.
+    public var trustedProxies = TrustedProxies()
 
     public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.database = database
@@ -53,9 +57,10 @@ public enum ServiceMetrics {
 public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppRequestContext> {
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
+    router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+    router.add(middleware: LogRequestsMiddleware(.info))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
     let database = dependencies.database
     let cursors = CursorCodec(secret: dependencies.secret)
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, database: database)
@@ -105,8 +110,9 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
     let swept = try await database.sweepOrphanedPhotos(in: media.storage)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
-    let router = buildRouter(
-        ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
+    var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
+    dependencies.trustedProxies = configuration.trustedProxies
+    let router = buildRouter(dependencies)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "BurgerMap"),
