@@ -38,6 +38,7 @@ struct Serve: AsyncParsableCommand {
             "A reverse proxy (address or CIDR, IPv4 or IPv6) whose Forwarded/X-Forwarded-For headers name the client; repeatable."
     )
     var trustedProxies: [String] = []
+    @Option(help: "One log line per request at its end: on or off.") var accessLog: Switch = .on
     @OptionGroup var data: DataOptions
 
     func validate() throws {
@@ -63,7 +64,13 @@ struct Serve: AsyncParsableCommand {
         configuration.connectionLimits.minimumBodyRate = minBodyRate
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
         configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
+        configuration.accessLog = accessLog == .on
         let app = try await buildApplication(configuration)
         try await app.runService()
     }
+}
+
+/// An option that is `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
 }

@@ -18,6 +18,8 @@ public struct ServiceConfiguration: Sendable {
     public var connectionLimits = ConnectionLimits()
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`--trusted-proxy`).
     public var trustedProxies = TrustedProxies()
+    /// Whether every request ends with an access log line (`--access-log`).
+    public var accessLog = true
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -35,6 +37,8 @@ public struct ServiceDependencies: Sendable {
     public var media: MediaServices
     /// Reverse proxies whose forwarding headers name the client; none by default.
     public var trustedProxies = TrustedProxies()
+    /// Whether every request ends with an access log line.
+    public var accessLog = true
 
     public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.database = database
@@ -58,7 +62,7 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
-    router.add(middleware: LogRequestsMiddleware(.info))
+    router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: MetricsMiddleware())
     let database = dependencies.database
@@ -112,6 +116,7 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
     dependencies.trustedProxies = configuration.trustedProxies
+    dependencies.accessLog = configuration.accessLog
     let router = buildRouter(dependencies)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -20,6 +20,8 @@ final class TestEnvironment: @unchecked Sendable {
     var clock: TestClock?
     /// Reverse proxies the routers this environment builds believe.
     var trustedProxies = TrustedProxies()
+    /// Whether the routers this environment builds write access log lines.
+    var accessLog = true
 
     init() throws {
         folder = FileManager.default.temporaryDirectory
@@ -40,6 +42,7 @@ final class TestEnvironment: @unchecked Sendable {
             throttle: LoginThrottle(policy: throttlePolicy, clock: clock?.read ?? Timestamp.now))
         var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
         dependencies.trustedProxies = trustedProxies
+        dependencies.accessLog = accessLog
         return buildRouter(dependencies)
     }
 
