@@ -64,6 +64,7 @@ public func buildRouter(_ dependencies: ServiceDependencies) -> Router<AppReques
     router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
     router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: MetricsMiddleware())
     let database = dependencies.database
     let cursors = CursorCodec(secret: dependencies.secret)
