@@ -36,6 +36,13 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
     @Option(help: "Serve /metrics on this loopback HOST:PORT only, not on the API port.") var metricsAddress: String?
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help:
+            "A reverse proxy (address or CIDR, IPv4 or IPv6) whose Forwarded/X-Forwarded-For headers name the client; repeatable."
+    )
+    var trustedProxies: [String] = []
+    @Option(help: "One log line per request at its end: on or off.") var accessLog: Switch = .on
     @OptionGroup var data: DataOptions
 
     func validateLimits() throws {
@@ -47,6 +54,11 @@ struct Serve: AsyncParsableCommand {
         }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+        for proxy in trustedProxies where IPNetwork(proxy) == nil {
+            throw ValidationError(
+                "--trusted-proxy '\(proxy)' is not an IPv4 or IPv6 address or CIDR range (e.g. 10.0.0.0/8, ::1, fd00::/8)"
+            )
         }
     }
 
@@ -71,6 +83,13 @@ struct Serve: AsyncParsableCommand {
         configuration.connectionLimits.minimumBodyRate = minBodyRate
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
         configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
+        configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
+        configuration.accessLog = accessLog == .on
         try await buildServiceGroup(configuration).run()
     }
+}
+
+/// An option that is `on` or `off`.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
 }

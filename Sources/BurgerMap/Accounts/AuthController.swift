@@ -1,4 +1,5 @@
 import Hummingbird
+import Logging
 
 /// The account routes under `/v1/auth`: register, login, refresh, logout.
 struct AuthController {
@@ -63,8 +64,8 @@ struct AuthController {
     }
 
     /// `POST /v1/auth/login`: Tokens for a correct email and password. A wrong password and an
-    /// unknown email get the same answer after the same bcrypt work; repeated failures per email
-    /// or per client answer `429` with `Retry-After`.
+    /// unknown email get the same answer after the same bcrypt work; repeated failures per
+    /// (email, client) or per client answer `429` with `Retry-After` (see `LoginThrottle`).
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: LoginBody.self)
         var validator = BodyValidator()
@@ -79,11 +80,19 @@ struct AuthController {
         let stored = password.utf8.count <= 1024 ? try await database.credentials(email: email) : nil
         guard try await accounts.passwords.verify(password, against: stored?.passwordHash), let user = stored?.user
         else {
-            accounts.throttle.recordFailure(email: email, client: context.clientKey)
+            let engaged = accounts.throttle.recordFailure(email: email, client: context.clientKey)
             context.logger.info("login failed")
+            for block in engaged {
+                var metadata: Logger.Metadata = [
+                    "limit": "\(block.kind.rawValue)", "client": "\(context.clientText)",
+                    "retry_after": "\(block.retryAfter)", "round": "\(block.round)",
+                ]
+                if let hash = block.accountHash { metadata["account"] = "\(hash)" }
+                context.logger.notice("login limit engaged", metadata: metadata)
+            }
             throw Problem(.invalidCredentials, .invalidCredentials)
         }
-        accounts.throttle.recordSuccess(email: email)
+        accounts.throttle.recordSuccess(email: email, client: context.clientKey)
         return try await accounts.startLogin(for: user, database: database).response()
     }
 

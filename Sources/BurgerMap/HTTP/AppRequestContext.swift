@@ -10,19 +10,30 @@ public struct AppRequestContext: AuthRequestContext, RemoteAddressRequestContext
     public var coreContext: CoreRequestContextStorage
     /// The user whose access token came with the request, if any.
     public var identity: User?
-    /// The connected client's address (`nil` in in-process tests).
+    /// The socket peer's address (`nil` in in-process tests): the client, or a reverse proxy.
     public let remoteAddress: SocketAddress?
+    /// The client's address: the socket peer, or what trusted proxies forwarded for it. Set for
+    /// every request by `ClientAddressMiddleware`, the one place that reads forwarding headers;
+    /// `nil` only when there is no socket (in-process tests).
+    public internal(set) var clientAddress: IPAddress?
+    /// The connection, so that the body reader can ask for `100 Continue` on it.
+    let channel: any Channel
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
+        channel = source.channel
+        clientAddress = remoteAddress?.ipAddress.flatMap { IPAddress($0) }
     }
 
     public var responseEncoder: JSONEncoder { JSONCoding.encoder }
     public var requestDecoder: JSONDecoder { JSONCoding.decoder }
 
-    /// The client's address as a throttling key.
-    var clientKey: String { remoteAddress?.ipAddress ?? "unknown" }
+    /// The client's address as a throttling key (an IPv6 client's /64).
+    var clientKey: String { clientAddress?.throttleKey ?? "unknown" }
+
+    /// The client's address for logs.
+    var clientText: String { clientAddress?.description ?? "-" }
 }
 
 /// The context of routes that need a signed-in user: it cannot be made without one, so a

@@ -20,6 +20,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     case unsupportedMediaType = "unsupported_media_type"
     case rateLimited = "rate_limited"
     case notImplemented = "not_implemented"
+    case expectationFailed = "expectation_failed"
     case `internal`
 
     /// The HTTP status that goes with the code.
@@ -35,6 +36,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
         case .unsupportedMediaType: .unsupportedMediaType
         case .rateLimited: .tooManyRequests
         case .notImplemented: .notImplemented
+        case .expectationFailed: .expectationFailed
         case .internal: .internalServerError
         }
     }

@@ -12,6 +12,11 @@ extension ProblemCatalog {
             .korean: "전송 코딩 \"{coding}\"은(는) 지원하지 않습니다. Content-Length 또는 chunked로 본문을 보내 주세요.",
             .japanese: "転送コーディング「{coding}」はサポートされていません。Content-Length か chunked で本文を送信してください。",
         ],
+        .expectationUnsupported: [
+            .english: "The expectation \"{expectation}\" is not supported; only 100-continue is.",
+            .korean: "Expect 값 \"{expectation}\"은(는) 지원하지 않습니다. 100-continue만 지원합니다.",
+            .japanese: "Expect の値「{expectation}」はサポートされていません。100-continue のみ使えます。",
+        ],
         .tooManyParts: [
             .english: "The form has more than {max} parts.", .korean: "폼의 파트가 {max}개를 넘습니다.",
             .japanese: "フォームのパートが{max}個を超えています。",

@@ -25,7 +25,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case noSuchRoute, methodNotAllowed, bodyTooLarge, mediaTypeNotSupported, requestMalformed
     case requestNotServed, invalidJSON, fieldsInvalid, cursorNotIssued, databaseUnavailable, internalError
     // Hostile or broken requests.
-    case requestFramingInvalid, transferCodingUnsupported, tooManyParts, tooManyPartHeaders
+    case requestFramingInvalid, transferCodingUnsupported, tooManyParts, tooManyPartHeaders, expectationUnsupported
     // Missing things.
     case placeNotFound, userNotFound, reviewNotFound, photoNotFound, commentNotFound
     // Likes, comments, follows.
@@ -88,6 +88,9 @@ public enum ProblemCatalog {
         ],
         .rateLimited: [.english: "Too many requests", .korean: "요청이 너무 많습니다", .japanese: "リクエストが多すぎます"],
         .notImplemented: [.english: "Not implemented", .korean: "지원하지 않는 기능입니다", .japanese: "実装されていません"],
+        .expectationFailed: [
+            .english: "Expectation failed", .korean: "Expect 요청을 처리할 수 없습니다", .japanese: "Expect の要求に応えられません",
+        ],
         .internal: [
             .english: "Internal server error", .korean: "서버 내부 오류", .japanese: "サーバー内部エラー",
         ],

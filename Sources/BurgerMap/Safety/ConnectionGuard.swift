@@ -36,6 +36,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the newest request's body has ended.
     private var requestEnded = true
     private var closeAfterAnswer = false
+    /// Whether the newest request expects `100 Continue` and has not received it: a client that
+    /// gets a final answer instead never sends the body, so there is nothing to drain.
+    private var awaitingContinue = false
     /// Time the service spent waiting for bytes during the current body, and the bytes that came.
     private var waited: Duration = .zero
     private var waitingSince: NIODeadline?
@@ -83,10 +86,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head:
+        case .head(let head):
             openRequests += 1
             requestEnded = false
             closeAfterAnswer = false
+            awaitingContinue = head.headerFields[.expect].map(ExpectContinueHandler.isContinue) ?? false
             waited = .zero
             waitingSince = nil
             bodyBytes = 0
@@ -98,6 +102,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             registry.setIdle(context.channel, since: nil)
             schedule(context, after: limits.bodyRateGrace, reason: .bodyTooSlow)
         case .body(let buffer):
+            awaitingContinue = false
             if case .draining(let dropped) = phase {
                 let total = dropped + buffer.readableBytes
                 if total > limits.drainBytes { return close(context, .earlyAnswer) }
@@ -115,6 +120,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
+        case .head(let head) where head.status == .continue:
+            awaitingContinue = false
         case .head(var head) where head.status.kind != .informational:
             if !requestEnded || head.headerFields[.connection]?.lowercased() == "close" {
                 // An answer before the body was read: tell the client, and close once it is sent.
@@ -143,8 +150,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         context.flush()
-        if requestEnded {
-            // Nothing more to read: close once the answer is out.
+        if requestEnded || awaitingContinue {
+            // Nothing more to read (or the client, refused before `100 Continue`, will not send
+            // it): close once the answer is out.
             return close(context, .earlyAnswer)
         }
         phase = .draining(dropped: 0)

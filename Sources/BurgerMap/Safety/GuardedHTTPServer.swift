@@ -35,7 +35,9 @@ extension HTTPServerBuilder {
         let registry = ConnectionRegistry(maximum: limits.maximumConnections, metrics: ConnectionMetrics())
         return HTTPServerBuilder { responder in
             let configuration = HTTP1Channel.Configuration(
-                additionalChannelHandlers: [ConnectionGuard(limits: limits, registry: registry)])
+                additionalChannelHandlers: [
+                    ConnectionGuard(limits: limits, registry: registry), ExpectContinueHandler(),
+                ])
             return GuardedHTTP1Channel(
                 http1: HTTP1Channel(responder: responder, configuration: configuration), registry: registry)
         }

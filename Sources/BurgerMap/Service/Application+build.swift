@@ -22,6 +22,10 @@ public struct ServiceConfiguration: Sendable {
     public var metricsAddress: LoopbackAddress?
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
+    /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`--trusted-proxy`).
+    public var trustedProxies = TrustedProxies()
+    /// Whether every request ends with an access log line (`--access-log`).
+    public var accessLog = true
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -37,6 +41,10 @@ public struct ServiceDependencies: Sendable {
     public var secret: ServiceSecret
     public var accounts: AccountServices
     public var media: MediaServices
+    /// Reverse proxies whose forwarding headers name the client; none by default.
+    public var trustedProxies = TrustedProxies()
+    /// Whether every request ends with an access log line.
+    public var accessLog = true
 
     public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.database = database
@@ -60,11 +68,15 @@ public enum ServiceMetrics {
 public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool = true) -> Router<AppRequestContext> {
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
-    // Outermost, so that problem documents and the request id's answers are compressed too.
+    // The client first (the access log names it), then the access log, outside compression so
+    // that it counts the bytes sent and the time compression takes; compression outside the
+    // problem middleware, so that problem documents are compressed too.
+    router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+    router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ResponseCompressionMiddleware())
     router.add(middleware: ProblemMiddleware())
+    router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: MetricsMiddleware())
-    router.add(middleware: LogRequestsMiddleware(.info))
     let database = dependencies.database
     let cursors = CursorCodec(secret: dependencies.secret)
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, database: database)
@@ -116,9 +128,10 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
     let swept = try await database.sweepOrphanedPhotos(in: media.storage)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
-    let router = buildRouter(
-        ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media),
-        servesMetrics: configuration.metricsAddress == nil)
+    var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
+    dependencies.trustedProxies = configuration.trustedProxies
+    dependencies.accessLog = configuration.accessLog
+    let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(

@@ -135,7 +135,8 @@ struct AuthRoutesTests {
     @Test("a wrong password and an unknown email get the same answer; failures are throttled")
     func loginAndThrottling() async throws {
         let environment = try TestEnvironment()
-        environment.throttlePolicy = LoginThrottle.Policy(perEmail: 3, perClient: 100, window: .seconds(600))
+        environment.throttlePolicy = LoginThrottle.Policy(
+            perAccountClient: 3, perClient: 100, window: .seconds(600), firstBlock: .seconds(600))
         try await environment.withClient { client in
             _ = try await client.register(email: "ha@example.com", nickname: "haneul", password: "right password")
             let good = try await client.login(email: "HA@example.com", password: "right password")

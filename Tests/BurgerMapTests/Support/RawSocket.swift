@@ -57,6 +57,20 @@ final class RawSocket: @unchecked Sendable {
         return (String(decoding: received, as: UTF8.self), false)
     }
 
+    /// Reads until `marker` has arrived (the text up to and including it), the server closes,
+    /// or the read timeout.
+    func read(until marker: String, limit: Int = 1 << 20) -> String {
+        var received: [UInt8] = []
+        var byte: UInt8 = 0
+        let target = Array(marker.utf8)
+        while received.count < limit {
+            guard recv(descriptor, &byte, 1, 0) == 1 else { break }
+            received.append(byte)
+            if received.count >= target.count, Array(received.suffix(target.count)) == target { break }
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
     /// Runs blocking socket work on a thread of its own, off the cooperative pool the server uses.
     static func onThread<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
         try await withCheckedThrowingContinuation { continuation in

@@ -18,6 +18,10 @@ final class TestEnvironment: @unchecked Sendable {
     var throttlePolicy = LoginThrottle.Policy()
     /// When set, requests read this clock instead of the system's.
     var clock: TestClock?
+    /// Reverse proxies the routers this environment builds believe.
+    var trustedProxies = TrustedProxies()
+    /// Whether the routers this environment builds write access log lines.
+    var accessLog = true
 
     init() throws {
         folder = FileManager.default.temporaryDirectory
@@ -35,9 +39,24 @@ final class TestEnvironment: @unchecked Sendable {
         let accounts = AccountServices(
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
-            throttle: LoginThrottle(policy: throttlePolicy),
+            throttle: LoginThrottle(policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
             successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
-        return buildRouter(ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media))
+        var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
+        dependencies.trustedProxies = trustedProxies
+        dependencies.accessLog = accessLog
+        return buildRouter(dependencies)
+    }
+
+    /// Runs `body` against the service on a real loopback socket, with its real server
+    /// (connection limits included), and gives it the port.
+    func withLiveClient(
+        logger: Logger = Logger(label: "burgermap-tests"),
+        _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let app = Application(
+            router: await makeRouter(), server: .guardedHTTP1(ConnectionLimits()),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        try await app.test(.live) { client in try await body(try #require(client.port), client) }
     }
 
     /// Runs `body` against the router in process (no sockets).
