@@ -50,11 +50,11 @@ final class TestEnvironment: @unchecked Sendable {
     /// Runs `body` against the service on a real loopback socket, with its real server
     /// (connection limits included), and gives it the port.
     func withLiveClient(
-        logger: Logger = Logger(label: "burgermap-tests"),
+        logger: Logger = Logger(label: "burgermap-tests"), limits: ConnectionLimits = ConnectionLimits(),
         _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
         let app = Application(
-            router: await makeRouter(), server: .guardedHTTP1(ConnectionLimits()),
+            router: await makeRouter(), server: .guardedHTTP1(limits),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { client in try await body(try #require(client.port), client) }
     }
