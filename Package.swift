@@ -100,6 +100,9 @@ let package = Package(
             name: "BurgerMapBench",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
