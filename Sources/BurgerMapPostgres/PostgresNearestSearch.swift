@@ -44,7 +44,7 @@ struct PostgresNearestSearch {
         // a round trip.
         var fetch = count + 8
         while true {
-            let (candidates, lastPG) = try await self.candidates(limit: fetch)
+            let (candidates, seen, lastPG) = try await self.candidates(limit: fetch)
             var keyed: [(key: NearbyKey, place: Place)] = []
             keyed.reserveCapacity(candidates.count)
             for place in candidates {
@@ -54,8 +54,9 @@ struct PostgresNearestSearch {
                 keyed.append((key, place))
             }
             keyed.sort { $0.key < $1.key }
-            // Every candidate not yet fetched is at least this far away (infinity: none is left).
-            let unseen = candidates.count < fetch ? Double.infinity : Self.lowerBound(pgDistance: lastPG)
+            // Every place the index has not handed out yet is at least this far away (infinity:
+            // none is left).
+            let unseen = seen < fetch ? Double.infinity : Self.lowerBound(pgDistance: lastPG)
             if query.radiusM < unseen || (keyed.count >= count && keyed[count - 1].key.distanceM < unseen) {
                 let items = keyed.prefix(query.limit).map { NearbyPlace(place: $0.place, distanceM: $0.key.distanceM) }
                 return NearbyPage(items: items, hasMore: keyed.count > query.limit)
@@ -64,37 +65,50 @@ struct PostgresNearestSearch {
         }
     }
 
-    /// Up to `limit` places of the search's filters within the radius (plus margin), nearest
-    /// first by PostGIS's distance, and the PostGIS distance of the last one.
-    private func candidates(limit: Int) async throws -> (places: [Place], lastDistance: Double) {
+    /// The `limit` places nearest by PostGIS's distance beyond the cursor, as the index hands
+    /// them out: those within the radius (plus margin) that pass the filters, how many the index
+    /// handed out, and the PostGIS distance of the last one.
+    ///
+    /// The inner query has nothing but the KNN order and the cursor, so PostgreSQL always walks
+    /// the GiST index nearest-first and stops after `limit` rows. With `ST_DWithin` in it the
+    /// planner often chose a bitmap scan of the whole radius, a sort and a parallel worker
+    /// instead: measured 30 ms a query against 0.4 ms (1,000,000 places, 20 within 2 km).
+    /// Filters stay outside for the same reason: inside, a rare category would make the walk go
+    /// on through the whole table.
+    private func candidates(limit: Int) async throws -> (places: [Place], seen: Int, lastDistance: Double) {
         let radius = Self.upperBound(contractDistance: query.radiusM)
-        // Places nearer than the cursor's distance come back first otherwise and are dropped
-        // here; this keeps them out of the answer (the index still walks past them).
+        // Places nearer than the cursor's distance would come back first otherwise.
         let after = query.after.map { $0.distanceM * (1 - Self.relativeMargin) - Self.absoluteMarginM } ?? -1
-        // Bound values for every filter; a filter that is off compares a NULL or `false`, which
-        // the planner folds away (postgres-nio's unnamed statements are planned with their values).
+        // Bound values for every filter; a filter that is off compares a NULL or `false`.
         let minRating = query.minRating
         let category = query.category
         let rows = try await client.query(
             """
-            SELECT \(unescaped: PostgresPlaceStore.columns),
-                geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography
-            FROM places
-            WHERE ST_DWithin(geog, ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography, \(radius), false)
-              AND geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography >= \(after)
-              AND (NOT \(query.reviewedOnly) OR review_count > 0)
-              AND (\(minRating)::float8 IS NULL OR (review_count > 0 AND rating_sum >= \(minRating)::float8 * review_count))
-              AND (\(category)::text IS NULL OR category = \(category)::text)
-            ORDER BY geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography
-            LIMIT \(Int64(limit))
+            SELECT \(unescaped: PostgresPlaceStore.columns), d,
+                d <= \(radius)
+                AND (NOT \(query.reviewedOnly) OR review_count > 0)
+                AND (\(minRating)::float8 IS NULL OR (review_count > 0 AND rating_sum >= \(minRating)::float8 * review_count))
+                AND (\(category)::text IS NULL OR category = \(category)::text)
+            FROM (
+                SELECT \(unescaped: PostgresPlaceStore.columns),
+                    geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography AS d
+                FROM places
+                WHERE geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography >= \(after)
+                ORDER BY geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography
+                LIMIT \(Int64(limit))
+            ) AS nearest
+            ORDER BY d
             """, logger: logger)
         var places: [Place] = []
+        var seen = 0
         var last = 0.0
         for try await row in rows {
             let row = row.makeRandomAccess()
-            places.append(try PostgresPlaceStore.place(row))
+            seen += 1
             last = try row[18].decode(Double.self)
+            // NULL (a place without a category, say) does not qualify.
+            if try row[19].decode(Bool?.self) == true { places.append(try PostgresPlaceStore.place(row)) }
         }
-        return (places, last)
+        return (places, seen, last)
     }
 }
