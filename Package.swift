@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
         .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", exact: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", exact: "1.33.2"),
     ],
     targets: [
         // C shims around SQLite's R*Tree query-callback API: the best-first nearest-neighbour
@@ -75,6 +76,18 @@ let package = Package(
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The PostgreSQL + PostGIS engine, apart so that the core library never imports PostgresNIO.
+        .target(
+            name: "BurgerMapPostgres",
+            dependencies: [
+                "BurgerMap",
+                "CGeoIndex",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "BurgerMapCommand",
             dependencies: [
@@ -87,6 +100,9 @@ let package = Package(
             name: "BurgerMapBench",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -95,8 +111,10 @@ let package = Package(
             name: "BurgerMapTests",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapPostgres",
                 "CGeoIndex",
                 "CImageCodec",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Crypto", package: "swift-crypto"),

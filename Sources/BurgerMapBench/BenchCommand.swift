@@ -9,7 +9,10 @@ struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "burgermap-bench",
         abstract: "Benchmarks and test-data generation for BurgerMap.",
-        subcommands: [GeneratePlaces.self, NearbyBench.self, PhotoBench.self, SamplePhoto.self, FeedBench.self])
+        subcommands: [
+            GeneratePlaces.self, NearbyBench.self, EnginesNearbyBench.self, PhotoBench.self, SamplePhoto.self,
+            FeedBench.self,
+        ])
 }
 
 /// The square area the benchmark places fill: `sideKm` wide, centred on a point.

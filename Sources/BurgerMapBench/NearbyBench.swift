@@ -20,20 +20,7 @@ struct NearbyBench: AsyncParsableCommand {
 
     func run() async throws {
         let area = BenchArea(centerLat: 37.5665, centerLng: 126.9780, sideKm: sideKm)
-        let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)-\(Int(sideKm))km")
-        let database = try AppDatabase(dataDirectory: folder)
-        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0
-        }
-        if stored != places {
-            let csv = folder.appendingPathComponent("places.csv")
-            let generate = try GeneratePlaces.parse([
-                "--count", "\(places)", "--side-km", "\(sideKm)", "--output", csv.path,
-            ])
-            try generate.run()
-            let summary = try PlaceImport(database: database).run(file: csv, source: "bench")
-            print("loaded: \(summary)")
-            try? FileManager.default.removeItem(at: csv)
-        }
+        let database = try await openNearbyBenchDatabase(places: places, sideKm: sideKm, dataDir: dataDir)
 
         var generator = SeededGenerator(seed: 7)
         let points = (0..<queries).map { _ in area.randomPoint(using: &generator) }
@@ -133,6 +120,24 @@ struct NearbyBench: AsyncParsableCommand {
                 format: "speed-up (median): %.1fx; same result sets: %d of %d", baselineMedian / oursMedian, agreements,
                 queries))
     }
+}
+
+/// The benchmark's SQLite database of `places` generated places, built once under `dataDir`.
+func openNearbyBenchDatabase(places: Int, sideKm: Double, dataDir: String) async throws -> AppDatabase {
+    let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)-\(Int(sideKm))km")
+    let database = try AppDatabase(dataDirectory: folder)
+    let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0 }
+    if stored != places {
+        let csv = folder.appendingPathComponent("places.csv")
+        let generate = try GeneratePlaces.parse([
+            "--count", "\(places)", "--side-km", "\(sideKm)", "--output", csv.path,
+        ])
+        try generate.run()
+        let summary = try PlaceImport(database: database).run(file: csv, source: "bench")
+        print("loaded: \(summary)")
+        try? FileManager.default.removeItem(at: csv)
+    }
+    return database
 }
 
 func median(_ values: [Double]) -> Double { percentile(values, 0.5) }

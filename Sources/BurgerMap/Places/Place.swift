@@ -15,12 +15,38 @@ public struct Place: Sendable, Equatable {
     public var ratingAvg: Double?
     public var coverPhotoUrl: String?
     public var createdAt: Timestamp
+
+    public init(
+        id: Int64, name: String, lat: Double, lng: Double, address: String?, phone: String?, category: String?,
+        website: String?, source: String?, externalId: String?, reviewCount: Int, ratingAvg: Double?,
+        coverPhotoUrl: String?, createdAt: Timestamp
+    ) {
+        self.id = id
+        self.name = name
+        self.lat = lat
+        self.lng = lng
+        self.address = address
+        self.phone = phone
+        self.category = category
+        self.website = website
+        self.source = source
+        self.externalId = externalId
+        self.reviewCount = reviewCount
+        self.ratingAvg = ratingAvg
+        self.coverPhotoUrl = coverPhotoUrl
+        self.createdAt = createdAt
+    }
 }
 
 /// A place with its great-circle distance from a query point (`NearbyPlace` in the contract).
 public struct NearbyPlace: Sendable {
     public var place: Place
     public var distanceM: Double
+
+    public init(place: Place, distanceM: Double) {
+        self.place = place
+        self.distanceM = distanceM
+    }
 }
 
 /// The fields of a place that a client or an import supplies.

@@ -38,8 +38,8 @@ public struct PlaceEdit: Sendable, Equatable {
         self.website = website
     }
 
-    /// The stored fields with this change made.
-    func applied(to draft: PlaceDraft) -> PlaceDraft {
+    /// The stored fields with this change made (every engine applies an edit the same way).
+    public func applied(to draft: PlaceDraft) -> PlaceDraft {
         var draft = draft
         draft.name = name ?? draft.name
         draft.lat = lat ?? draft.lat

@@ -48,6 +48,11 @@ public struct NearbyPage: Sendable {
     public var items: [NearbyPlace]
     /// Whether more places follow the last item.
     public var hasMore: Bool
+
+    public init(items: [NearbyPlace], hasMore: Bool) {
+        self.items = items
+        self.hasMore = hasMore
+    }
 }
 
 /// A map-viewport search (`GET /v1/places?bbox=`).
@@ -79,6 +84,11 @@ public struct ViewportQuery: Sendable, Hashable {
 public struct ViewportResult: Sendable {
     public var items: [Place]
     public var truncated: Bool
+
+    public init(items: [Place], truncated: Bool) {
+        self.items = items
+        self.truncated = truncated
+    }
 }
 
 /// Where places are stored and searched. The HTTP layer sees only this, so that another engine

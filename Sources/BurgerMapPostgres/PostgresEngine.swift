@@ -1,0 +1,104 @@
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+
+/// The PostgreSQL + PostGIS storage engine: a pool of connections (postgres-nio's
+/// `PostgresClient`) on a migrated database, and the stores built on it.
+///
+/// `open` first connects once on its own, so that a wrong URL, an unreachable server, a refused
+/// login or a missing PostGIS fails at once with a message saying which (the pool would retry
+/// quietly instead), and migrates on that connection. The pool then only works while `run()` is
+/// running: add the engine to a `ServiceGroup`, or use `withEngine`, which runs it in a task.
+public final class PostgresEngine: Service, Sendable {
+    public let url: PostgresDatabaseURL
+    /// The schema the tables live in (`nil`: the user's default `search_path`).
+    public let schema: String?
+    public let client: PostgresClient
+    public let places: PostgresPlaceStore
+    let logger: Logger
+
+    private init(url: PostgresDatabaseURL, schema: String?, client: PostgresClient, logger: Logger) {
+        self.url = url
+        self.schema = schema
+        self.client = client
+        self.logger = logger
+        places = PostgresPlaceStore(client: client, logger: logger)
+    }
+
+    /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,
+    /// and builds the pool (which serves queries once `run()` runs).
+    /// - Parameter schema: a schema of the engine's own (created when missing, put first on the
+    ///   `search_path`); lower-case letters, digits and underscores.
+    public static func open(
+        url: PostgresDatabaseURL, schema: String? = nil, maximumConnections: Int = 20,
+        logger: Logger = Logger(label: "burgermap.postgres")
+    ) async throws -> PostgresEngine {
+        if let schema, !isPlainIdentifier(schema) { throw PostgresEngineError.invalidSchema(schema) }
+        // The schema first; PostGIS's types and functions live in `public`.
+        let startup = schema.map { [("search_path", "\($0), public")] } ?? []
+
+        var connectionConfiguration = PostgresConnection.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: .disable)
+        connectionConfiguration.options.additionalStartupParameters = startup
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(
+                configuration: connectionConfiguration, id: 0, logger: logger)
+        } catch {
+            throw PostgresEngineError.connecting(error, to: url)
+        }
+        do {
+            try await PostgresMigrations.migrate(connection, schema: schema, logger: logger)
+            try await connection.close()
+        } catch {
+            try? await connection.close()
+            if let error = error as? PostgresEngineError { throw error }
+            if let (state, message) = PostgresEngineError.serverMessage(error) {
+                throw PostgresEngineError.server("\(message) (SQLSTATE \(state))")
+            }
+            throw error
+        }
+
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: .disable)
+        configuration.options.additionalStartupParameters = startup
+        configuration.options.maximumConnections = maximumConnections
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        return PostgresEngine(url: url, schema: schema, client: client, logger: logger)
+    }
+
+    /// Runs the pool until the task is cancelled or the service group shuts down.
+    public func run() async throws {
+        await client.run()
+    }
+
+    /// Opens an engine, runs its pool in a child task while `body` runs, and stops it afterwards.
+    public static func withEngine<Result: Sendable>(
+        url: PostgresDatabaseURL, schema: String? = nil, maximumConnections: Int = 20,
+        logger: Logger = Logger(label: "burgermap.postgres"),
+        _ body: @Sendable (PostgresEngine) async throws -> Result
+    ) async throws -> Result {
+        let engine = try await open(url: url, schema: schema, maximumConnections: maximumConnections, logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await engine.client.run() }
+            defer { group.cancelAll() }
+            return try await body(engine)
+        }
+    }
+
+    /// Whether `name` can go into SQL as an identifier without quoting (it is never a value a
+    /// client sends, but the check keeps it so).
+    static func isPlainIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else {
+            return false
+        }
+        return name.utf8.count <= 63
+            && name.utf8.allSatisfy {
+                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0)
+                    || $0 == UInt8(ascii: "_")
+            }
+    }
+}

@@ -1,0 +1,184 @@
+import BurgerMap
+import CGeoIndex
+import Logging
+import PostgresNIO
+
+/// Places in PostgreSQL + PostGIS, with the same answers as the SQLite engine (`AppDatabase`).
+///
+/// Every value a client sends reaches SQL only as a bound parameter (`PostgresQuery`'s string
+/// interpolation binds); `\(unescaped:)` only ever carries the constants of this file.
+public struct PostgresPlaceStore: PlaceStore {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// The `places` columns that make a `Place`, in the order `place(_:)` reads them.
+    static let columns = """
+        id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
+        city, province, postal_code, country, cover_photo_id, website
+        """
+
+    /// The `Place` of a row that selects `columns` from column `first` on.
+    static func place(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> Place {
+        func value<T: PostgresDecodable>(_ column: Int, _ type: T.Type = T.self) throws -> T {
+            try row[first + column].decode(T.self)
+        }
+        let reviewCount = Int(try value(9, Int64.self))
+        let ratingSum = Double(try value(10, Int64.self))
+        return Place(
+            id: try value(0), name: try value(1), lat: try value(2), lng: try value(3),
+            address: displayAddress(
+                street: try value(4), city: try value(12), province: try value(13), postalCode: try value(14),
+                country: try value(15)),
+            phone: try value(5), category: try value(6), website: try value(17), source: try value(7),
+            externalId: try value(8), reviewCount: reviewCount,
+            ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
+            coverPhotoUrl: try value(16, Int64?.self).map(PhotoURL.full),
+            createdAt: Timestamp(milliseconds: try value(11)))
+    }
+
+    /// One line for people, as the SQLite engine writes it: "324 Main St, Massena, NY 13662, US".
+    static func displayAddress(
+        street: String?, city: String?, province: String?, postalCode: String?, country: String?
+    ) -> String? {
+        guard street != nil || city != nil || province != nil || postalCode != nil || country != nil else { return nil }
+        var line = ""
+        func append(_ part: String?, after separator: String) {
+            guard let part else { return }
+            if !line.isEmpty { line += separator }
+            line += part
+        }
+        append(street, after: ", ")
+        append(city, after: ", ")
+        append(province, after: ", ")
+        // The postal code follows the province in the same part: "NY 13662".
+        append(postalCode, after: province == nil ? ", " : " ")
+        append(country, after: ", ")
+        return line
+    }
+
+    /// Every place a query that selects `columns` returns, in its order.
+    static func places(_ rows: PostgresRowSequence) async throws -> [Place] {
+        var places: [Place] = []
+        for try await row in rows {
+            places.append(try place(row.makeRandomAccess()))
+        }
+        return places
+    }
+
+    public func place(id: Int64) async throws -> Place? {
+        try await Self.places(
+            client.query("SELECT \(unescaped: Self.columns) FROM places WHERE id = \(id)", logger: logger)
+        ).first
+    }
+
+    public func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage {
+        try await PostgresNearestSearch(query: query, client: client, logger: logger).page()
+    }
+
+    /// Places inside a viewport, most-reviewed first (ties by id); one more than the limit is
+    /// fetched to know `truncated`.
+    public func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult {
+        // Longitude spans that do not wrap; a second span only when the box crosses the antimeridian.
+        let spans = query.longitudeSpans
+        let first = spans[0]
+        let second = spans.count > 1 ? spans[1] : spans[0]
+        // The GiST index on geog::geometry finds candidates by box in degrees (its boxes are
+        // 32-bit floats rounded outwards); the exact test is on the stored lat/lng.
+        let places = try await Self.places(
+            client.query(
+                """
+                SELECT \(unescaped: Self.columns) FROM places
+                WHERE (geog::geometry && ST_MakeEnvelope(\(first.lowerBound), \(query.south), \(first.upperBound), \(query.north), 4326)
+                    OR geog::geometry && ST_MakeEnvelope(\(second.lowerBound), \(query.south), \(second.upperBound), \(query.north), 4326))
+                  AND lat BETWEEN \(query.south) AND \(query.north)
+                  AND (lng BETWEEN \(first.lowerBound) AND \(first.upperBound)
+                    OR lng BETWEEN \(second.lowerBound) AND \(second.upperBound))
+                ORDER BY review_count DESC, id
+                LIMIT \(Int64(query.limit) + 1)
+                """, logger: logger))
+        return ViewportResult(items: Array(places.prefix(query.limit)), truncated: places.count > query.limit)
+    }
+
+    public func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool) {
+        let now = Timestamp.now().milliseconds
+        // Without a source and an external id the unique index never conflicts: a plain insert.
+        // A concurrent insert of the same pair makes ON CONFLICT wait for it to commit, and the
+        // SELECT that follows (a statement of its own, with a new snapshot) then sees it.
+        let inserted = try await Self.places(
+            client.query(
+                """
+                INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
+                    website, source, external_id, created_at, updated_at, created_by)
+                VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
+                    \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
+                    \(draft.source), \(draft.externalId), \(now), \(now), \(userID))
+                ON CONFLICT (source, external_id) WHERE source IS NOT NULL AND external_id IS NOT NULL DO NOTHING
+                RETURNING \(unescaped: Self.columns)
+                """, logger: logger))
+        if let place = inserted.first { return (place, true) }
+        let existing = try await Self.places(
+            client.query(
+                """
+                SELECT \(unescaped: Self.columns) FROM places
+                WHERE source = \(draft.source) AND external_id = \(draft.externalId)
+                """, logger: logger))
+        guard let place = existing.first else { throw PostgresEngineError.server("place vanished during insert") }
+        return (place, false)
+    }
+
+    public func updatePlace(id: Int64, by userID: Int64, _ edit: PlaceEdit, at time: Timestamp) async throws
+        -> OwnerOnlyChange<Place>
+    {
+        try await client.withTransaction(logger: logger) { connection in
+            // FOR UPDATE: two edits of one place apply one after the other, each to the other's result.
+            let rows = try await connection.query(
+                """
+                SELECT created_by, name, lat, lng, address, city, province, postal_code, country, phone, category,
+                    website, source, external_id
+                FROM places WHERE id = \(id) FOR UPDATE
+                """, logger: logger)
+            var found: (creator: Int64?, draft: PlaceDraft)?
+            for try await row in rows {
+                let row = row.makeRandomAccess()
+                func value<T: PostgresDecodable>(_ column: Int) throws -> T { try row[column].decode(T.self) }
+                found = (
+                    try value(0),
+                    PlaceDraft(
+                        name: try value(1), lat: try value(2), lng: try value(3), address: try value(4),
+                        city: try value(5), province: try value(6), postalCode: try value(7), country: try value(8),
+                        phone: try value(9), category: try value(10), website: try value(11), source: try value(12),
+                        externalId: try value(13))
+                )
+            }
+            guard let found else { return .notFound }
+            guard found.creator == userID else { return .forbidden }
+            let draft = edit.applied(to: found.draft)
+            let updated = try await Self.places(
+                connection.query(
+                    """
+                    UPDATE places SET name = \(draft.name), lat = \(draft.lat), lng = \(draft.lng),
+                        address = \(draft.address), city = \(draft.city), province = \(draft.province),
+                        postal_code = \(draft.postalCode), country = \(draft.country), phone = \(draft.phone),
+                        category = \(draft.category), website = \(draft.website), updated_at = \(time.milliseconds)
+                    WHERE id = \(id)
+                    RETURNING \(unescaped: Self.columns)
+                    """, logger: logger))
+            guard let place = updated.first else { return .notFound }
+            return .done(place)
+        }
+    }
+
+    public func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion {
+        try await client.withTransaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                "SELECT created_by, review_count FROM places WHERE id = \(id) FOR UPDATE", logger: logger)
+            var found: (creator: Int64?, reviews: Int64)?
+            for try await (creator, reviews) in rows.decode((Int64?, Int64).self) { found = (creator, reviews) }
+            guard let found else { return .notFound }
+            guard found.creator == userID else { return .forbidden }
+            if found.reviews > 0 { return .hasReviews(Int(found.reviews)) }
+            try await connection.query("DELETE FROM places WHERE id = \(id)", logger: logger)
+            return .deleted
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import BurgerMap
+@testable import BurgerMapPostgres
+
+/// Both engines side by side on the same places: the same ids, distances to the bit, and pages.
+@Suite("Place stores answer alike: side by side")
+struct PlaceStoreSideBySideTests {
+    @Test("the same nearby pages, distances equal to the bit")
+    func sameAnswers() async throws {
+        try await withStore(.sqlite) { sqlite in
+            try await withStore(.postgres) { postgres in
+                let left = try await PlaceStoreSearchTests.seed(sqlite)
+                let right = try await PlaceStoreSearchTests.seed(postgres)
+                #expect(left.map(\.id) == right.map(\.id))
+                var random = SeededGenerator(seed: 31)
+                for round in 0..<40 {
+                    let centre = PlaceStoreSearchTests.centres[round % PlaceStoreSearchTests.centres.count]
+                    let (lat, lng) = PlaceStoreSearchTests.point(near: centre, spread: 0.25, using: &random)
+                    let query = NearbyQuery(lat: lat, lng: lng, radiusM: [2_000, 30_000][round % 2], limit: 9)
+                    let a = try await PlaceStoreSearchTests.allPages(sqlite.store, query)
+                    let b = try await PlaceStoreSearchTests.allPages(postgres.store, query)
+                    #expect(a.map(\.place.id) == b.map(\.place.id), "round \(round)")
+                    #expect(a.map(\.distanceM.bitPattern) == b.map(\.distanceM.bitPattern), "round \(round)")
+                    #expect(a.map(\.place.name) == b.map(\.place.name))
+                }
+            }
+        }
+    }
+}
+
+/// The PostgreSQL engine's start-up errors name the problem.
+@Suite("PostgreSQL engine start-up")
+struct PostgresEngineStartTests {
+    @Test("database URLs: parts percent-decoded, defaults, and errors that say what is wrong")
+    func parsesURLs() throws {
+        let url = try PostgresDatabaseURL("postgres://bm%40x:p%40ss%3Aw%2Frd@db.example:6543/places%20db")
+        #expect(
+            url
+                == PostgresDatabaseURL(
+                    host: "db.example", port: 6543, username: "bm@x", password: "p@ss:w/rd", database: "places db"))
+        #expect(!url.redacted.contains("p@ss"))
+        #expect(
+            try PostgresDatabaseURL("postgresql://me@[::1]")
+                == PostgresDatabaseURL(host: "::1", username: "me", password: nil, database: "me"))
+        for (text, reason) in [
+            ("mysql://me@host/db", "scheme"), ("postgres:///db", "host"), ("postgres://host/db", "user"),
+            ("postgres://me@host/a/b", "one database"),
+        ] {
+            #expect(throws: PostgresEngineError.self) { try PostgresDatabaseURL(text) }
+            do { _ = try PostgresDatabaseURL(text) } catch { #expect("\(error)".contains(reason), "\(text): \(error)") }
+        }
+    }
+
+    @Test("an unreachable server, a missing database and a bad schema name are told apart")
+    func startErrors() async throws {
+        let base = try testDatabaseURL()
+        var closed = base
+        closed.port = 1
+        do {
+            _ = try await PostgresEngine.open(url: closed)
+            Issue.record("opening a closed port must fail")
+        } catch let error as PostgresEngineError {
+            #expect("\(error)".hasPrefix("cannot reach the PostgreSQL server at \(base.host):1"), "\(error)")
+        }
+        var missing = base
+        missing.database = "no_such_database"
+        await #expect(throws: PostgresEngineError.databaseMissing("no_such_database")) {
+            _ = try await PostgresEngine.open(url: missing)
+        }
+        await #expect(throws: PostgresEngineError.invalidSchema("Bad-Name")) {
+            _ = try await PostgresEngine.open(url: base, schema: "Bad-Name")
+        }
+    }
+}

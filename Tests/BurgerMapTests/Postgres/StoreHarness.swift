@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import BurgerMap
+@testable import BurgerMapPostgres
+
+/// The storage engines that implement `PlaceStore`; conformance tests run once for each.
+enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// A store under test with what the tests need beside the `PlaceStore` API: seeding places
+/// without a creator, users, and review counts (reviews are not yet on PostgreSQL).
+protocol StoreHarness: Sendable {
+    var store: any PlaceStore { get }
+    /// Stores places without a creator, as an import does, in order.
+    func insert(_ drafts: [PlaceDraft]) async throws -> [Place]
+    /// A user id that may create places.
+    func makeUser(_ name: String) async throws -> Int64
+    /// Sets a place's review count and rating sum, as reviews would.
+    func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws
+}
+
+/// The SQLite engine in a temporary folder (`TestEnvironment`).
+struct SQLiteHarness: StoreHarness {
+    let environment: TestEnvironment
+    var store: any PlaceStore { environment.database }
+
+    func insert(_ drafts: [PlaceDraft]) async throws -> [Place] { try await environment.insert(drafts) }
+
+    func makeUser(_ name: String) async throws -> Int64 {
+        try await environment.database.createUser(email: "\(name)@example.com", passwordHash: "-", nickname: name).id
+    }
+
+    func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
+        try await environment.database.pool.write { db in
+            try db.execute(
+                sql: "UPDATE places SET review_count = ?, rating_sum = ? WHERE id = ?",
+                arguments: [count, ratingSum, placeID])
+        }
+    }
+}
+
+/// The PostgreSQL engine in a schema of its own on the cluster that scripts/postgres starts.
+struct PostgresHarness: StoreHarness {
+    let engine: PostgresEngine
+    var store: any PlaceStore { engine.places }
+    private static let users = UserCounter()
+
+    func insert(_ drafts: [PlaceDraft]) async throws -> [Place] {
+        var places: [Place] = []
+        for draft in drafts {
+            let rows = try await engine.client.query(
+                """
+                INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
+                    website, source, external_id, created_at, updated_at)
+                VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
+                    \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
+                    \(draft.source), \(draft.externalId), 0, 0)
+                RETURNING \(unescaped: PostgresPlaceStore.columns)
+                """)
+            places += try await PostgresPlaceStore.places(rows)
+        }
+        return places
+    }
+
+    /// Users are not yet on PostgreSQL: any id will do, as long as each is new.
+    func makeUser(_ name: String) async throws -> Int64 { Self.users.next() }
+
+    func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
+        try await engine.client.query(
+            "UPDATE places SET review_count = \(Int64(count)), rating_sum = \(Int64(ratingSum)) WHERE id = \(placeID)")
+    }
+}
+
+final class UserCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: Int64 = 1000
+    func next() -> Int64 {
+        lock.withLock {
+            last += 1; return last
+        }
+    }
+}
+
+/// The cluster's URL that scripts/postgres sets.
+func testDatabaseURL() throws -> PostgresDatabaseURL {
+    guard let text = ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"], !text.isEmpty else {
+        throw PostgresTestSetup.missingURL
+    }
+    return try PostgresDatabaseURL(text)
+}
+
+enum PostgresTestSetup: Error, CustomStringConvertible {
+    case missingURL
+
+    var description: String {
+        "BURGERMAP_TEST_DATABASE_URL is not set, so the PostgreSQL tests have no server: run the tests through "
+            + "scripts/test, or as `scripts/postgres swift test`, which starts a throw-away PostgreSQL + PostGIS cluster"
+    }
+}
+
+/// Runs `body` on a fresh store of `engine`: a new SQLite file, or a new PostgreSQL schema that
+/// is dropped afterwards (so that tests run in parallel on one cluster).
+func withStore(_ engine: StoreEngine, _ body: @Sendable (any StoreHarness) async throws -> Void) async throws {
+    switch engine {
+    case .sqlite:
+        try await body(SQLiteHarness(environment: try TestEnvironment()))
+    case .postgres:
+        try await withPostgresEngine { engine in try await body(PostgresHarness(engine: engine)) }
+    }
+}
+
+/// Runs `body` on a PostgreSQL engine in a schema of its own, dropped afterwards.
+func withPostgresEngine(_ body: @Sendable (PostgresEngine) async throws -> Void) async throws {
+    let url = try testDatabaseURL()
+    let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+    // Quiet: every test migrates a schema of its own.
+    var logger = Logger(label: "burgermap-tests.postgres")
+    logger.logLevel = .error
+    try await PostgresEngine.withEngine(url: url, schema: schema, maximumConnections: 4, logger: logger) { engine in
+        do {
+            try await body(engine)
+        } catch {
+            _ = try? await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
+            throw error
+        }
+        try await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
+    }
+}
