@@ -42,14 +42,7 @@ extension PlacesController {
         var validator = BodyValidator()
         validator.check { errors in
             if let name { TextField.placeName.check(name, into: &errors) }
-            if let lat = body.lat, !(-90...90).contains(lat) {
-                errors.append(
-                    FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))
-            }
-            if let lng = body.lng, !(-180...180).contains(lng) {
-                errors.append(
-                    FieldError(field: "lng", code: "out_of_range", .fieldOutOfRange, ["min": "-180", "max": "180"]))
-            }
+            Self.checkPosition(lat: body.lat, lng: body.lng, into: &errors)
             let optional: [(TextField, FieldEdit<String>)] = [
                 (.placeAddress, body.address), (.placePhone, body.phone), (.placeCategory, body.category),
                 (.placeWebsite, body.website),

@@ -41,14 +41,7 @@ struct PlacesController {
         let lng = validator.required(body.lng, "lng")
         validator.check { errors in
             if let name { TextField.placeName.check(name, into: &errors) }
-            if let lat, !(-90...90).contains(lat) {
-                errors.append(
-                    FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))
-            }
-            if let lng, !(-180...180).contains(lng) {
-                errors.append(
-                    FieldError(field: "lng", code: "out_of_range", .fieldOutOfRange, ["min": "-180", "max": "180"]))
-            }
+            Self.checkPosition(lat: lat, lng: lng, into: &errors)
             let optional: [(TextField, String?)] = [
                 (.placeAddress, body.address), (.placePhone, body.phone), (.placeCategory, body.category),
                 (.placeWebsite, body.website), (.placeSource, body.source), (.placeExternalID, body.externalId),
@@ -119,6 +112,18 @@ struct PlacesController {
             writer.value(result.truncated)
         }
         return writer.response()
+    }
+
+    /// `lat` −90…90 and `lng` −180…180, for adding and for changing a place.
+    static func checkPosition(lat: Double?, lng: Double?, into errors: inout [FieldError]) {
+        if let lat, !(-90...90).contains(lat) {
+            errors.append(
+                FieldError(field: "lat", code: "out_of_range", .fieldOutOfRange, ["min": "-90", "max": "90"]))
+        }
+        if let lng, !(-180...180).contains(lng) {
+            errors.append(
+                FieldError(field: "lng", code: "out_of_range", .fieldOutOfRange, ["min": "-180", "max": "180"]))
+        }
     }
 
     /// Parses `west,south,east,north`; `west > east` crosses the antimeridian.
