@@ -26,7 +26,7 @@ public struct PostgresPlaceStore: PlaceStore {
         let ratingSum = Double(try value(10, Int64.self))
         return Place(
             id: try value(0), name: try value(1), lat: try value(2), lng: try value(3),
-            address: displayAddress(
+            address: Place.addressLine(
                 street: try value(4), city: try value(12), province: try value(13), postalCode: try value(14),
                 country: try value(15)),
             phone: try value(5), category: try value(6), website: try value(17), source: try value(7),
@@ -34,26 +34,6 @@ public struct PostgresPlaceStore: PlaceStore {
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
             coverPhotoUrl: try value(16, Int64?.self).map(PhotoURL.full),
             createdAt: Timestamp(milliseconds: try value(11)))
-    }
-
-    /// One line for people, as the SQLite engine writes it: "324 Main St, Massena, NY 13662, US".
-    static func displayAddress(
-        street: String?, city: String?, province: String?, postalCode: String?, country: String?
-    ) -> String? {
-        guard street != nil || city != nil || province != nil || postalCode != nil || country != nil else { return nil }
-        var line = ""
-        func append(_ part: String?, after separator: String) {
-            guard let part else { return }
-            if !line.isEmpty { line += separator }
-            line += part
-        }
-        append(street, after: ", ")
-        append(city, after: ", ")
-        append(province, after: ", ")
-        // The postal code follows the province in the same part: "NY 13662".
-        append(postalCode, after: province == nil ? ", " : " ")
-        append(country, after: ", ")
-        return line
     }
 
     /// Every place a query that selects `columns` returns, in its order.

@@ -22,10 +22,12 @@ extension AppDatabase {
     public func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion {
         try await measured("delete_place") {
             try await pool.write { db in
-                guard let creator = try Self.placeCreator(db, id: id) else { return .notFound }
-                guard creator == userID else { return .forbidden }
-                let reviews = try Int.fetchOne(db, sql: "SELECT review_count FROM places WHERE id = ?", arguments: [id])
-                if let reviews, reviews > 0 { return .hasReviews(reviews) }
+                let row = try Row.fetchOne(
+                    db, sql: "SELECT created_by, review_count FROM places WHERE id = ?", arguments: [id])
+                guard let row else { return .notFound }
+                guard row[0] as Int64? == userID else { return .forbidden }
+                let reviews: Int = row[1]
+                if reviews > 0 { return .hasReviews(reviews) }
                 try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
                 return .deleted
             }

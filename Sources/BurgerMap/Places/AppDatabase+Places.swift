@@ -56,9 +56,9 @@ extension AppDatabase: PlaceStore {
         return UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, column)))
     }
 
-    /// One line for people: "324 Main St, Massena, NY 13662, US", from whichever of the row's
-    /// address columns are set. Written from the row's bytes straight into one string: it runs for
-    /// every place of every page, and five intermediate strings cost more than the rest of the row.
+    /// `Place.addressLine` of the row's address columns, written from the row's bytes straight
+    /// into one string: it runs for every place of every page, and five intermediate strings cost
+    /// more than the rest of the row.
     static func displayAddress(
         _ handle: SQLiteStatement, street: Int32, city: Int32, province: Int32, postalCode: Int32, country: Int32
     ) -> String? {

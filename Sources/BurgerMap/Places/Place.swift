@@ -38,6 +38,30 @@ public struct Place: Sendable, Equatable {
     }
 }
 
+extension Place {
+    /// The `address` people read, from whichever of a place's address parts are set:
+    /// "324 Main St, Massena, NY 13662, US" (the postal code follows the province in one part).
+    /// Every engine shows this line; the SQLite engine writes the same line straight from its
+    /// row's bytes (`AppDatabase.displayAddress`), since it runs for every place of every page.
+    public static func addressLine(
+        street: String?, city: String?, province: String?, postalCode: String?, country: String?
+    ) -> String? {
+        guard street != nil || city != nil || province != nil || postalCode != nil || country != nil else { return nil }
+        var line = ""
+        func append(_ part: String?, after separator: String) {
+            guard let part else { return }
+            if !line.isEmpty { line += separator }
+            line += part
+        }
+        append(street, after: ", ")
+        append(city, after: ", ")
+        append(province, after: ", ")
+        append(postalCode, after: province == nil ? ", " : " ")
+        append(country, after: ", ")
+        return line
+    }
+}
+
 /// A place with its great-circle distance from a query point (`NearbyPlace` in the contract).
 public struct NearbyPlace: Sendable {
     public var place: Place

@@ -31,19 +31,6 @@ struct NearbySearchTests {
         return try await environment.insert(drafts)
     }
 
-    /// Every page of a search, following the store's own keyset.
-    func allPages(_ store: AppDatabase, _ base: NearbyQuery) async throws -> [NearbyPlace] {
-        var query = base
-        var results: [NearbyPlace] = []
-        while true {
-            let page = try await store.nearbyPlaces(query)
-            results += page.items
-            guard page.hasMore, let last = page.items.last else { break }
-            query.after = NearbyKey(distanceM: last.distanceM, id: last.place.id)
-        }
-        return results
-    }
-
     @Test("set and order equal brute force across pages, near poles and the antimeridian")
     func matchesBruteForce() async throws {
         let environment = try TestEnvironment()
@@ -58,8 +45,8 @@ struct NearbySearchTests {
             let radius = [500.0, 5_000, 20_000, 50_000][round % 4]
             let limit = [1, 7, 20, 100][round % 4]
             let expected = bruteForceNearest(places.map { ($0.id, $0.lat, $0.lng) }, lat: lat, lng: lng, radius: radius)
-            let found = try await allPages(
-                environment.database, NearbyQuery(lat: lat, lng: lng, radiusM: radius, limit: limit))
+            let found = try await environment.database.allNearbyPages(
+                NearbyQuery(lat: lat, lng: lng, radiusM: radius, limit: limit))
             #expect(found.map(\.place.id) == expected.map(\.id), "query \(round) at \(lat),\(lng) r=\(radius)")
             for (item, reference) in zip(found, expected) {
                 #expect(abs(item.distanceM - reference.distance) < 0.01)

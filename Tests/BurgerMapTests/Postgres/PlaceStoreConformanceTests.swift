@@ -51,19 +51,6 @@ struct PlaceStoreSearchTests {
         return places
     }
 
-    /// Every page of a search, following the store's own keyset.
-    static func allPages(_ store: any PlaceStore, _ base: NearbyQuery) async throws -> [NearbyPlace] {
-        var query = base
-        var results: [NearbyPlace] = []
-        while true {
-            let page = try await store.nearbyPlaces(query)
-            results += page.items
-            guard page.hasMore, let last = page.items.last else { break }
-            query.after = NearbyKey(distanceM: last.distanceM, id: last.place.id)
-        }
-        return results
-    }
-
     @Test(
         "nearby: set and order equal brute force across pages and filters, near poles and the antimeridian",
         arguments: StoreEngine.allCases)
@@ -90,7 +77,7 @@ struct PlaceStoreSearchTests {
                 }
                 let expected = bruteForceNearest(
                     kept.map { ($0.id, $0.lat, $0.lng) }, lat: lat, lng: lng, radius: radius)
-                let found = try await Self.allPages(harness.store, query)
+                let found = try await harness.store.allNearbyPages(query)
                 #expect(found.map(\.place.id) == expected.map(\.id), "query \(round) at \(lat),\(lng) r=\(radius)")
                 for (item, reference) in zip(found, expected) {
                     #expect(abs(item.distanceM - reference.distance) < 0.01)

@@ -19,8 +19,8 @@ struct PlaceStoreSideBySideTests {
                     let centre = PlaceStoreSearchTests.centres[round % PlaceStoreSearchTests.centres.count]
                     let (lat, lng) = PlaceStoreSearchTests.point(near: centre, spread: 0.25, using: &random)
                     let query = NearbyQuery(lat: lat, lng: lng, radiusM: [2_000, 30_000][round % 2], limit: 9)
-                    let a = try await PlaceStoreSearchTests.allPages(sqlite.store, query)
-                    let b = try await PlaceStoreSearchTests.allPages(postgres.store, query)
+                    let a = try await sqlite.store.allNearbyPages(query)
+                    let b = try await postgres.store.allNearbyPages(query)
                     #expect(a.map(\.place.id) == b.map(\.place.id), "round \(round)")
                     #expect(a.map(\.distanceM.bitPattern) == b.map(\.distanceM.bitPattern), "round \(round)")
                     #expect(a.map(\.place.name) == b.map(\.place.name))
