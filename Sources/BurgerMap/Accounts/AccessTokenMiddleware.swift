@@ -12,7 +12,7 @@ import Hummingbird
 struct AccessTokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: AccessTokens
-    let database: AppDatabase
+    let accounts: any AccountStore
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -36,7 +36,7 @@ struct AccessTokenMiddleware: RouterMiddleware {
         case .failure(.invalid):
             throw invalid
         case .success(let userID):
-            guard let user = try await database.user(id: userID) else { throw invalid }
+            guard let user = try await accounts.user(id: userID) else { throw invalid }
             var context = context
             context.identity = user
             return try await next(request, context)

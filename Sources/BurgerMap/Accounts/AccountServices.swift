@@ -34,19 +34,19 @@ public struct AccountServices: Sendable {
     public static let successorKeyPurpose = "refresh-token-successor"
 
     /// A fresh access token and refresh token for `user`, starting a new login.
-    func startLogin(for user: User, database: AppDatabase) async throws -> TokensView {
+    func startLogin(for user: User, store: any AccountStore, at time: Timestamp = .now()) async throws -> TokensView {
         let refresh = RefreshTokens.generate()
-        try await database.startLogin(
-            userID: user.id, tokenHash: RefreshTokens.hash(refresh), expiresAt: refreshExpiry())
-        return try await tokens(for: user, refreshToken: refresh, database: database)
+        try await store.startLogin(
+            userID: user.id, tokenHash: RefreshTokens.hash(refresh), expiresAt: refreshExpiry(from: time), at: time)
+        return try await tokens(for: user, refreshToken: refresh, store: store)
     }
 
     /// The `Tokens` object for `user` with a given refresh token.
-    func tokens(for user: User, refreshToken: String, database: AppDatabase) async throws -> TokensView {
+    func tokens(for user: User, refreshToken: String, store: any AccountStore) async throws -> TokensView {
         TokensView(
             accessToken: try await accessTokens.issue(for: user.id), refreshToken: refreshToken,
             expiresIn: Int(accessTokens.lifetime.seconds),
-            me: try await database.me(user))
+            me: try await store.me(user))
     }
 
     func refreshExpiry(from time: Timestamp = .now()) -> Timestamp {

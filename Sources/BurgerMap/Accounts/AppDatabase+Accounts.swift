@@ -1,25 +1,6 @@
 import Foundation
 import GRDB
 
-/// Which unique account field a write collided with.
-enum AccountConflict: Error, Equatable {
-    case email
-    case nickname
-}
-
-/// What presenting a refresh token did.
-enum RefreshOutcome: Equatable {
-    /// The token was good: it is now used, and a new one of the same login replaces it.
-    case rotated(userID: Int64)
-    /// Unknown, expired, revoked, or its login is gone.
-    case invalid
-    /// Used moments ago (within the grace period) and its successor not used yet: a retry of a
-    /// refresh whose answer was lost. Nothing changed; the caller answers the same successor.
-    case retried(userID: Int64)
-    /// Already used: someone holds a copy, so the whole login was revoked.
-    case reused
-}
-
 extension AppDatabase {
     static let userColumns = "id, email, nickname, bio, avatar_photo_id, created_at"
 
@@ -36,7 +17,7 @@ extension AppDatabase {
     }
 
     /// Creates an account; the unique keys decide races between two registrations.
-    func createUser(
+    public func createUser(
         email: String, passwordHash: String, nickname: String, at time: Timestamp = .now()
     ) async throws -> User {
         try await measured("create_user") {
@@ -71,7 +52,7 @@ extension AppDatabase {
     }
 
     /// Whether an account uses this email or nickname (compared case-insensitively).
-    func accountExists(email: String? = nil, nickname: String? = nil) async throws -> AccountConflict? {
+    public func accountExists(email: String? = nil, nickname: String? = nil) async throws -> AccountConflict? {
         try await pool.read { db in
             if let email,
                 try Bool.fetchOne(
@@ -91,7 +72,7 @@ extension AppDatabase {
     }
 
     /// The account with this email and its password hash, for a login.
-    func credentials(email: String) async throws -> (user: User, passwordHash: String)? {
+    public func credentials(email: String) async throws -> (user: User, passwordHash: String)? {
         try await measured("credentials") {
             try await pool.read { db in
                 try Row.fetchOne(
@@ -110,7 +91,9 @@ extension AppDatabase {
     }
 
     /// Changes the nickname and/or bio (a `nil` leaves a field as it is; an empty bio clears it).
-    func updateProfile(id: Int64, nickname: String?, bio: String?, at time: Timestamp = .now()) async throws -> User? {
+    public func updateProfile(id: Int64, nickname: String?, bio: String?, at time: Timestamp = .now()) async throws
+        -> User?
+    {
         try await measured("update_profile") {
             try await pool.write { db in
                 do {
@@ -133,7 +116,7 @@ extension AppDatabase {
     }
 
     /// Starts a login with its first refresh token (stored as a hash only).
-    func startLogin(userID: Int64, tokenHash: [UInt8], expiresAt: Timestamp, at time: Timestamp = .now())
+    public func startLogin(userID: Int64, tokenHash: [UInt8], expiresAt: Timestamp, at time: Timestamp = .now())
         async throws
     {
         try await measured("start_login") {
@@ -152,7 +135,7 @@ extension AppDatabase {
     /// used less than `grace` ago and its successor (`newHash`, derived from the token, so the
     /// same on every retry) is still unused: then the answer is `.retried` and nothing changes.
     /// One write transaction, so two refreshes with the same token cannot both rotate it.
-    func rotateRefreshToken(
+    public func rotateRefreshToken(
         _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, grace: Duration = .zero,
         at time: Timestamp = .now()
     ) async throws -> RefreshOutcome {
@@ -192,7 +175,7 @@ extension AppDatabase {
 
     /// Ends the login that a refresh token belongs to, if it is `userID`'s. Returns whether the
     /// token was one of theirs (ending an already ended login counts).
-    func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp = .now()) async throws -> Bool {
+    public func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp = .now()) async throws -> Bool {
         try await measured("end_login") {
             try await pool.write { db in
                 guard
@@ -234,10 +217,5 @@ extension AppDatabase {
         try db.execute(
             sql: "UPDATE login_sessions SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?",
             arguments: [time.milliseconds, session])
-    }
-
-    /// The caller's own profile (`Me`).
-    func me(_ user: User) async throws -> ProfileView {
-        ProfileView(user: user, stats: try await profileStats(of: user.id, viewer: user.id), includesEmail: true)
     }
 }

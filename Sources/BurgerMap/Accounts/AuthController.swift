@@ -3,7 +3,7 @@ import Logging
 
 /// The account routes under `/v1/auth`: register, login, refresh, logout.
 struct AuthController {
-    let database: AppDatabase
+    let store: any AccountStore
     let accounts: AccountServices
 
     /// The routes this controller serves.
@@ -12,7 +12,7 @@ struct AuthController {
         routes.post("register", use: register)
         routes.post("login", use: login)
         routes.post("refresh", use: refresh)
-        routes.signedIn(AccessTokenMiddleware(tokens: accounts.accessTokens, database: database))
+        routes.signedIn(AccessTokenMiddleware(tokens: accounts.accessTokens, accounts: store))
             .post("logout", use: logout)
         return routes
     }
@@ -36,18 +36,18 @@ struct AuthController {
         try validator.validate()
         guard let email, let password, let nickname else { throw Problem.validation([]) }
         // Spare the bcrypt when the answer is already known; the unique index still decides races.
-        if let conflict = try await database.accountExists(email: email, nickname: nickname) {
+        if let conflict = try await store.accountExists(email: email, nickname: nickname) {
             throw Self.problem(for: conflict)
         }
         let hash = try await accounts.passwords.hash(password)
         let user: User
         do {
-            user = try await database.createUser(email: email, passwordHash: hash, nickname: nickname)
+            user = try await store.createUser(email: email, passwordHash: hash, nickname: nickname, at: .now())
         } catch let conflict as AccountConflict {
             throw Self.problem(for: conflict)
         }
         context.logger.info("account created", metadata: ["user_id": "\(user.id)"])
-        return try await accounts.startLogin(for: user, database: database)
+        return try await accounts.startLogin(for: user, store: store)
             .response(status: .created, headers: [.location: "/v1/users/\(user.id)"])
     }
 
@@ -77,7 +77,7 @@ struct AuthController {
             throw Problem(
                 .rateLimited, .tooManyLoginAttempts, ["seconds": "\(wait)"], headers: [.retryAfter: "\(wait)"])
         }
-        let stored = password.utf8.count <= 1024 ? try await database.credentials(email: email) : nil
+        let stored = password.utf8.count <= 1024 ? try await store.credentials(email: email) : nil
         guard try await accounts.passwords.verify(password, against: stored?.passwordHash), let user = stored?.user
         else {
             let engaged = accounts.throttle.recordFailure(email: email, client: context.clientKey)
@@ -93,7 +93,7 @@ struct AuthController {
             throw Problem(.invalidCredentials, .invalidCredentials)
         }
         accounts.throttle.recordSuccess(email: email, client: context.clientKey)
-        return try await accounts.startLogin(for: user, database: database).response()
+        return try await accounts.startLogin(for: user, store: store).response()
     }
 
     struct RefreshBody: Decodable {
@@ -107,16 +107,16 @@ struct AuthController {
     @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
         let token = try await Self.refreshToken(in: request)
         let next = RefreshTokens.successor(of: token, key: accounts.successorKey)
-        let outcome = try await database.rotateRefreshToken(
+        let outcome = try await store.rotateRefreshToken(
             RefreshTokens.hash(token), to: RefreshTokens.hash(next), expiresAt: accounts.refreshExpiry(),
-            grace: accounts.refreshGrace)
+            grace: accounts.refreshGrace, at: .now())
         switch outcome {
         case .rotated(let userID), .retried(let userID):
             if case .retried = outcome { context.logger.info("refresh retried within the grace period") }
-            guard let user = try await database.user(id: userID) else {
+            guard let user = try await store.user(id: userID) else {
                 throw Problem(.refreshTokenInvalid, .refreshTokenInvalid)
             }
-            return try await accounts.tokens(for: user, refreshToken: next, database: database).response()
+            return try await accounts.tokens(for: user, refreshToken: next, store: store).response()
         case .reused:
             context.logger.warning("refresh token reused: login revoked")
             throw Problem(.refreshTokenInvalid, .refreshTokenInvalid)
@@ -138,7 +138,7 @@ struct AuthController {
     /// must be the caller's.
     @Sendable func logout(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let token = try await Self.refreshToken(in: request)
-        guard try await database.endLogin(tokenHash: RefreshTokens.hash(token), userID: context.user.id) else {
+        guard try await store.endLogin(tokenHash: RefreshTokens.hash(token), userID: context.user.id, at: .now()) else {
             throw Problem(.refreshTokenInvalid, .refreshTokenInvalid)
         }
         return Response(status: .noContent)

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// The user routes under `/v1/users`: the caller's own account and public profiles.
 struct UsersController {
-    let database: AppDatabase
+    let accounts: any AccountStore
     let media: MediaServices
     let authentication: AccessTokenMiddleware
 
@@ -20,7 +20,7 @@ struct UsersController {
 
     /// `GET /v1/users/me`: the caller's own profile with email (`Me`).
     @Sendable func me(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        try await database.me(context.user).response()
+        try await accounts.me(context.user).response()
     }
 
     /// `{nickname?, bio?}`. `"bio": null` clears the bio, as `""` does (JSON merge-patch
@@ -51,19 +51,20 @@ struct UsersController {
         try validator.validate()
         let updated: User?
         do {
-            updated = try await database.updateProfile(id: context.user.id, nickname: body.nickname, bio: body.bio)
+            updated = try await accounts.updateProfile(
+                id: context.user.id, nickname: body.nickname, bio: body.bio, at: .now())
         } catch let conflict as AccountConflict {
             throw AuthController.problem(for: conflict)
         }
         guard let updated else { throw Problem(.unauthorized, .accessTokenInvalid) }
-        return try await database.me(updated).response()
+        return try await accounts.me(updated).response()
     }
 
     /// `GET /v1/users/{id}`: a public profile; `is_following` is the viewer's, when signed in.
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
-        guard let user = try await database.user(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
-        let stats = try await database.profileStats(of: id, viewer: context.identity?.id)
+        guard let user = try await accounts.user(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
+        let stats = try await accounts.profileStats(of: id, viewer: context.identity?.id)
         return ProfileView(user: user, stats: stats, includesEmail: false).response()
     }
 
@@ -72,12 +73,14 @@ struct UsersController {
     @Sendable func replaceAvatar(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         try await media.receive(request, fileField: "avatar", maxFiles: 1) { upload in
             guard let photo = upload.photos.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
+            let storage = media.storage
             guard
-                let result = try await database.replaceAvatar(
-                    userID: context.user.id, photo: photo, storage: media.storage, installed: upload.installed)
+                let result = try await accounts.replaceAvatar(
+                    userID: context.user.id, photo: photo.size, at: .now(),
+                    beforeCommit: { id in try storage.install([photo], as: [id], noting: upload.installed) })
             else { throw Problem(.unauthorized, .accessTokenInvalid) }
             if let replaced = result.replaced { media.storage.remove(photoIDs: [replaced]) }
-            return try await database.me(result.user).response()
+            return try await accounts.me(result.user).response()
         }
     }
 }

@@ -2,11 +2,9 @@ import GRDB
 import Synchronization
 
 extension AppDatabase {
-    /// Makes a staged photo the user's avatar, in one transaction with the rename of its files;
-    /// answers the updated user and the replaced avatar's photo id (whose files the caller removes).
-    func replaceAvatar(
-        userID: Int64, photo: StagedPhoto, storage: PhotoStorage, installed: InstalledPhotos,
-        at time: Timestamp = .now()
+    /// Makes a new photo the user's avatar (see `AccountStore.replaceAvatar`).
+    public func replaceAvatar(
+        userID: Int64, photo: PhotoSize, at time: Timestamp = .now(), beforeCommit: @Sendable (Int64) throws -> Void
     ) async throws -> (user: User, replaced: Int64?)? {
         try await measured("replace_avatar") {
             try await pool.write { db in
@@ -16,9 +14,7 @@ extension AppDatabase {
                 else { return nil }
                 let replaced: Int64? = previous["avatar_photo_id"]
                 let photoID = try Self.insertPhoto(db, photo, owner: userID, review: nil, position: 0, at: time)
-                try storage.install(photo, as: photoID)
-                installed.append(photoID)
-                try storage.flushFolder()
+                try beforeCommit(photoID)
                 try db.execute(
                     sql: "UPDATE users SET avatar_photo_id = ?, updated_at = ? WHERE id = ?",
                     arguments: [photoID, time.milliseconds, userID])
@@ -29,12 +25,9 @@ extension AppDatabase {
         }
     }
 
-    /// Removes photo files that no row owns (left by a crash between rename and commit, or by
-    /// rows deleted while the service was down) and everything still in `incoming/`. Run at
-    /// start-up, before requests are served.
-    public func sweepOrphanedPhotos(in storage: PhotoStorage) async throws -> Int {
-        let stored = try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
-        return try storage.sweep { stored.contains($0) }
+    /// The ids of every stored photo.
+    public func storedPhotoIDs() async throws -> Set<Int64> {
+        try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
     }
 }
 

@@ -45,6 +45,17 @@ public struct PhotoStorage: Sendable {
         try Self.rename(staged.thumbnailPath, to: path(photoID: photoID, thumbnail: true))
     }
 
+    /// Moves staged photos to the final names of their new rows and flushes the folder, noting
+    /// each in `installed` (so that a failed transaction removes them): the `beforeCommit` step of
+    /// a store write.
+    func install(_ staged: [StagedPhoto], as photoIDs: [Int64], noting installed: InstalledPhotos) throws {
+        for (photo, id) in zip(staged, photoIDs) {
+            try install(photo, as: id)
+            installed.append(id)
+        }
+        if !staged.isEmpty { try flushFolder() }
+    }
+
     /// Makes the renames durable: the folder entries are flushed like the files were.
     func flushFolder() throws {
         let descriptor = open(root.path, O_RDONLY | O_DIRECTORY)
@@ -65,6 +76,14 @@ public struct PhotoStorage: Sendable {
             unlink(path(photoID: id, thumbnail: false))
             unlink(path(photoID: id, thumbnail: true))
         }
+    }
+
+    /// Removes photo files that no row of `store` owns (left by a crash between rename and
+    /// commit, or by rows deleted while the service was down) and everything in `incoming/`.
+    /// Run at start-up, before requests are served.
+    public func sweepOrphans(_ store: any PhotoStore) async throws -> Int {
+        let stored = try await store.storedPhotoIDs()
+        return try sweep { stored.contains($0) }
     }
 
     /// Removes everything in `incoming/` and every photo file whose id `isStored` denies.
@@ -112,6 +131,9 @@ struct StagedPhoto: Sendable {
     var thumbnailPath: String
     var width: Int
     var height: Int
+
+    /// What the photo's row keeps.
+    var size: PhotoSize { PhotoSize(width: width, height: height) }
 }
 
 /// A file-system call failed (disk full, permissions): the service's fault, not the client's.

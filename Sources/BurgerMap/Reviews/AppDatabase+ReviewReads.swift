@@ -98,14 +98,14 @@ extension AppDatabase {
     }
 
     /// One review as `viewer` sees it, or `nil`.
-    func review(id: Int64, viewer: Int64?) async throws -> Review? {
+    public func review(id: Int64, viewer: Int64?) async throws -> Review? {
         try await measured("review") {
             try await pool.read { db in try Self.review(db, id: id, viewer: viewer) }
         }
     }
 
     /// One page of a newest-first review list, starting strictly after `after`.
-    func reviews(_ scope: ReviewListScope, after: TimeKey?, limit: Int, viewer: Int64?) async throws
+    public func reviews(_ scope: ReviewListScope, after: TimeKey?, limit: Int, viewer: Int64?) async throws
         -> KeysetPage<Review>
     {
         try await measured("reviews") {
@@ -126,7 +126,7 @@ extension AppDatabase {
     }
 
     /// Whether a user exists (lists of a missing user's things are `404`, not empty).
-    func userExists(id: Int64) async throws -> Bool {
+    public func userExists(id: Int64) async throws -> Bool {
         try await pool.read { db in try Self.userExists(db, id: id) }
     }
 
@@ -135,7 +135,7 @@ extension AppDatabase {
     }
 
     /// Whether a review exists (the comments of a missing review are `404`, not empty).
-    func reviewExists(id: Int64) async throws -> Bool {
+    public func reviewExists(id: Int64) async throws -> Bool {
         try await pool.read { db in try Self.reviewExists(db, id: id) }
     }
 

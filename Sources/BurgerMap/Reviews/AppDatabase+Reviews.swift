@@ -1,41 +1,14 @@
 import Foundation
 import GRDB
 
-/// What creating a review came to.
-enum ReviewCreation: Sendable {
-    /// Stored; `body` is the JSON of the `201` answer.
-    case created(Review, body: [UInt8])
-    /// The same Idempotency-Key was used by this user within 24 hours: the first answer again.
-    case replayed(status: Int, body: [UInt8])
-    /// The place does not exist (any more).
-    case placeMissing
-}
-
-/// What a change that only an object's owner (or, for comments, the review's author) may make came to.
-public enum OwnerOnlyChange<Value: Sendable>: Sendable {
-    case done(Value)
-    case notFound
-    case forbidden
-}
-
-/// An `Idempotency-Key` header of one user.
-struct IdempotencyKey: Sendable, Hashable {
-    var userID: Int64
-    var key: String
-    /// How long the first answer is replayed.
-    static let lifetime: Int64 = 24 * 3600 * 1000
-}
-
 extension AppDatabase {
     /// The first answer to an earlier request with this key, while it is replayed.
-    func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> (
-        status: Int, body: [UInt8]
-    )? {
+    public func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> StoredAnswer? {
         try await pool.read { db in try Self.idempotentAnswer(db, key, at: time) }
     }
 
     private static func idempotentAnswer(_ db: Database, _ key: IdempotencyKey, at time: Timestamp) throws
-        -> (status: Int, body: [UInt8])?
+        -> StoredAnswer?
     {
         guard
             let row = try Row.fetchOne(
@@ -43,22 +16,19 @@ extension AppDatabase {
                 sql: "SELECT status, body FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
                 arguments: [key.userID, key.key, time.milliseconds - IdempotencyKey.lifetime])
         else { return nil }
-        return (row["status"], [UInt8](row["body"] as Data))
+        return StoredAnswer(status: row["status"], body: [UInt8](row["body"] as Data))
     }
 
-    /// Stores a review with its photos in one transaction: the review row, one row per photo with
-    /// its staged files renamed to their final names, the place's counts and cover, and the
-    /// answer for the Idempotency-Key. Throws when anything fails; then no row is left, and the
-    /// caller removes the files (`installed` lists the photo ids that got their final names).
-    func createReview(
-        _ draft: ReviewDraft, photos: [StagedPhoto], storage: PhotoStorage, idempotency: IdempotencyKey?,
-        installed: InstalledPhotos, at time: Timestamp = .now()
+    /// Stores a review with its photos in one transaction (see `ReviewStore.createReview`).
+    public func createReview(
+        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp = .now(),
+        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation {
         try await measured("create_review") {
             try await pool.write { db in
                 if let idempotency {
                     if let answer = try Self.idempotentAnswer(db, idempotency, at: time) {
-                        return .replayed(status: answer.status, body: answer.body)
+                        return .replayed(answer)
                     }
                     try db.execute(
                         sql: "DELETE FROM idempotent_requests WHERE user_id = ? AND key = ?",
@@ -76,18 +46,18 @@ extension AppDatabase {
                         draft.placeID, draft.authorID, draft.rating, draft.text, time.milliseconds, time.milliseconds,
                     ])
                 let reviewID = db.lastInsertedRowID
+                var photoIDs: [Int64] = []
                 for (position, photo) in photos.enumerated() {
-                    let photoID = try Self.insertPhoto(
-                        db, photo, owner: draft.authorID, review: reviewID, position: position, at: time)
-                    try storage.install(photo, as: photoID)
-                    installed.append(photoID)
+                    photoIDs.append(
+                        try Self.insertPhoto(
+                            db, photo, owner: draft.authorID, review: reviewID, position: position, at: time))
                 }
-                if !photos.isEmpty { try storage.flushFolder() }
+                try beforeCommit(photoIDs)
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
                 guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else {
                     throw StorageError.rowVanished("review")
                 }
-                let body = review.jsonBytes
+                let body = answer(review)
                 if let idempotency {
                     try db.execute(
                         sql:
@@ -100,7 +70,7 @@ extension AppDatabase {
     }
 
     static func insertPhoto(
-        _ db: Database, _ photo: StagedPhoto, owner: Int64, review: Int64?, position: Int, at time: Timestamp
+        _ db: Database, _ photo: PhotoSize, owner: Int64, review: Int64?, position: Int, at time: Timestamp
     ) throws -> Int64 {
         try db.execute(
             sql:
@@ -133,7 +103,7 @@ extension AppDatabase {
     }
 
     /// Changes the rating and/or text of the caller's own review.
-    func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp = .now())
+    public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp = .now())
         async throws -> OwnerOnlyChange<Review>
     {
         try await measured("update_review") {
@@ -153,7 +123,7 @@ extension AppDatabase {
 
     /// Deletes the caller's own review with its photo rows (and, by cascade, what hangs on it);
     /// answers the photo ids whose files the caller then removes.
-    func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]> {
+    public func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]> {
         try await measured("delete_review") {
             try await pool.write { db in
                 guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }

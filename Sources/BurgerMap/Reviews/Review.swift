@@ -44,11 +44,18 @@ public enum ReviewListScope: Sendable, Hashable {
 }
 
 /// What a client sends to create a review (the photos travel separately).
-struct ReviewDraft: Sendable {
-    var placeID: Int64
-    var authorID: Int64
-    var rating: Int
-    var text: String
+public struct ReviewDraft: Sendable {
+    public var placeID: Int64
+    public var authorID: Int64
+    public var rating: Int
+    public var text: String
+
+    public init(placeID: Int64, authorID: Int64, rating: Int, text: String) {
+        self.placeID = placeID
+        self.authorID = authorID
+        self.rating = rating
+        self.text = text
+    }
 }
 
 extension Review: JSONWritable {

@@ -5,7 +5,9 @@ import Hummingbird
 /// The review routes: `/v1/reviews`, plus the review lists and uploads under `/v1/places/{id}`
 /// and `/v1/users/{id}` (mounted by `buildRouter` with `placeEndpoints` and `userEndpoints`).
 struct ReviewsController {
-    let database: AppDatabase
+    let reviews: any ReviewStore
+    let places: any PlaceStore
+    let accounts: any AccountStore
     let media: MediaServices
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
@@ -48,17 +50,17 @@ struct ReviewsController {
     /// list. The list of a missing place or user is `404`, not empty.
     func list(_ request: Request, _ context: AppRequestContext, scope: ReviewListScope) async throws -> Response {
         let query = try ListQuery(request, cursors: cursors, scope: scope.cursorScope)
-        let page = try await database.reviews(
+        let page = try await reviews.reviews(
             scope, after: query.after, limit: query.limit, viewer: context.identity?.id)
         switch scope {
         case .all: break
         case .place(let id):
             try await page.requireOwner(missing: .notFound(.placeNotFound, id: id)) {
-                try await database.place(id: id) != nil
+                try await places.place(id: id) != nil
             }
         case .author(let id):
             try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) {
-                try await database.userExists(id: id)
+                try await accounts.userExists(id: id)
             }
         }
         return page.response(for: request, query: query, cursors: cursors)
@@ -67,7 +69,7 @@ struct ReviewsController {
     /// `GET /v1/reviews/{id}`.
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        guard let review = try await database.review(id: id, viewer: context.identity?.id) else {
+        guard let review = try await reviews.review(id: id, viewer: context.identity?.id) else {
             throw Problem.notFound(.reviewNotFound, id: id)
         }
         return review.response()
@@ -82,22 +84,24 @@ struct ReviewsController {
         // read and checked (`createReview` finds the stored answer): a request with the same key
         // but an invalid form gets its own error, not another request's success.
         let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
-        guard try await database.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
+        guard try await places.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
         return try await media.receive(
             request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "text"]
         ) { upload in
             let draft = try Self.draft(upload.fields, placeID: placeID, authorID: context.user.id)
-            let outcome = try await database.createReview(
-                draft, photos: upload.photos, storage: media.storage, idempotency: idempotency,
-                installed: upload.installed)
+            let storage = media.storage
+            let outcome = try await reviews.createReview(
+                draft, photos: upload.photos.map(\.size), idempotency: idempotency, at: .now(),
+                beforeCommit: { ids in try storage.install(upload.photos, as: ids, noting: upload.installed) },
+                answer: { review in review.jsonBytes })
             switch outcome {
             case .created(let review, let body):
                 var response = jsonResponse(body, status: .created)
                 response.headers[.location] = "/v1/reviews/\(review.id)"
                 return response
-            case .replayed(let status, let body):
-                var response = jsonResponse(body, status: HTTPResponse.Status(code: status))
-                if status == 201, let id = Self.reviewID(inStoredAnswer: body) {
+            case .replayed(let answer):
+                var response = jsonResponse(answer.body, status: HTTPResponse.Status(code: answer.status))
+                if answer.status == 201, let id = Self.reviewID(inStoredAnswer: answer.body) {
                     response.headers[.location] = "/v1/reviews/\(id)"
                 }
                 return response
@@ -163,7 +167,9 @@ struct ReviewsController {
             if let text = body.text { TextField.reviewText.check(text, into: &errors) }
         }
         try validator.validate()
-        switch try await database.updateReview(id: id, by: context.user.id, rating: body.rating, text: body.text) {
+        switch try await reviews.updateReview(
+            id: id, by: context.user.id, rating: body.rating, text: body.text, at: .now())
+        {
         case .done(let review): return review.response()
         case .notFound: throw Problem.notFound(.reviewNotFound, id: id)
         case .forbidden: throw Problem(.forbidden, .notReviewAuthor)
@@ -173,7 +179,7 @@ struct ReviewsController {
     /// `DELETE /v1/reviews/{id}`: the author removes a review with its photos (rows and files).
     @Sendable func delete(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        switch try await database.deleteReview(id: id, by: context.user.id) {
+        switch try await reviews.deleteReview(id: id, by: context.user.id) {
         case .done(let photoIDs):
             media.storage.remove(photoIDs: photoIDs)
             return Response(status: .noContent)

@@ -37,7 +37,8 @@ public struct ServiceConfiguration: Sendable {
 
 /// The parts every route handler shares.
 public struct ServiceDependencies: Sendable {
-    public var database: AppDatabase
+    /// One store per feature, from the configured engine.
+    public var stores: ServiceStores
     public var secret: ServiceSecret
     public var accounts: AccountServices
     public var media: MediaServices
@@ -46,8 +47,8 @@ public struct ServiceDependencies: Sendable {
     /// Whether every request ends with an access log line.
     public var accessLog = true
 
-    public init(database: AppDatabase, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
-        self.database = database
+    public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
+        self.stores = stores
         self.secret = secret
         self.accounts = accounts
         self.media = media
@@ -77,34 +78,41 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(middleware: ProblemMiddleware())
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: MetricsMiddleware())
-    let database = dependencies.database
+    let stores = dependencies.stores
     let cursors = CursorCodec(secret: dependencies.secret)
-    let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, database: database)
+    let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
     router.addRoutes(
-        ServiceController(database: database, metrics: ServiceMetrics.registry).endpoints(servesMetrics: servesMetrics))
+        ServiceController(health: stores.health, metrics: ServiceMetrics.registry).endpoints(
+            servesMetrics: servesMetrics))
     router.addRoutes(
-        PlacesController(store: database, cursors: cursors, authentication: authentication).endpoints,
+        PlacesController(store: stores.places, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/places")
-    router.addRoutes(AuthController(database: database, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
     router.addRoutes(
-        UsersController(database: database, media: dependencies.media, authentication: authentication).endpoints,
+        AuthController(store: stores.accounts, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
+    router.addRoutes(
+        UsersController(accounts: stores.accounts, media: dependencies.media, authentication: authentication)
+            .endpoints,
         atPath: "/v1/users")
     let reviews = ReviewsController(
-        database: database, media: dependencies.media, cursors: cursors, authentication: authentication)
+        reviews: stores.reviews, places: stores.places, accounts: stores.accounts, media: dependencies.media,
+        cursors: cursors, authentication: authentication)
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
     router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
-    let reactions = ReactionsController(database: database, cursors: cursors, authentication: authentication)
+    let reactions = ReactionsController(social: stores.social, cursors: cursors, authentication: authentication)
     router.addRoutes(reactions.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reactions.personalEndpoints, atPath: "/v1/me")
-    let comments = CommentsController(database: database, cursors: cursors, authentication: authentication)
+    let comments = CommentsController(
+        social: stores.social, reviews: stores.reviews, cursors: cursors, authentication: authentication)
     router.addRoutes(comments.reviewEndpoints, atPath: "/v1/reviews")
     router.addRoutes(comments.endpoints, atPath: "/v1/comments")
     router.addRoutes(
-        FollowsController(database: database, cursors: cursors, authentication: authentication).endpoints,
+        FollowsController(
+            social: stores.social, accounts: stores.accounts, cursors: cursors, authentication: authentication
+        ).endpoints,
         atPath: "/v1/users")
     router.addRoutes(
-        FeedController(database: database, cursors: cursors, authentication: authentication).endpoints,
+        FeedController(feed: stores.feed, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
@@ -126,9 +134,10 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
         refreshLifetime: configuration.refreshTokenLifetime, refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
-    let swept = try await database.sweepOrphanedPhotos(in: media.storage)
+    let stores = ServiceStores(database)
+    let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
-    var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
+    var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)

@@ -4,7 +4,7 @@ import Prometheus
 
 /// `GET /health`, `GET /metrics` and `GET /openapi.yaml`.
 struct ServiceController {
-    let database: AppDatabase
+    let health: any StoreHealth
     let metrics: PrometheusCollectorRegistry
 
     /// The routes this controller serves; `/metrics` only when `servesMetrics`.
@@ -23,7 +23,7 @@ struct ServiceController {
 
     /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
-        guard await database.isReachable() else {
+        guard await health.isReachable() else {
             throw Problem(.internal, .databaseUnavailable)
         }
         return Health(status: "ok")

@@ -65,7 +65,7 @@ extension AppDatabase {
     }
 
     /// A user's counts, and whether `viewer` follows them (`false` without a viewer).
-    func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
+    public func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
         try await pool.read { db in
             let counts = try Row.fetchOne(
                 db,

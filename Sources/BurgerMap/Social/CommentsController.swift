@@ -3,7 +3,8 @@ import Hummingbird
 /// Comments: `GET`/`POST /v1/reviews/{id}/comments` (`reviewEndpoints`, mounted at `/v1/reviews`)
 /// and `PATCH`/`DELETE /v1/comments/{id}` (`endpoints`, mounted at `/v1/comments`).
 struct CommentsController {
-    let database: AppDatabase
+    let social: any SocialStore
+    let reviews: any ReviewStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
 
@@ -43,9 +44,9 @@ struct CommentsController {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "comments|\(id)")
-        let page = try await database.comments(review: id, after: query.after, limit: query.limit)
+        let page = try await social.comments(review: id, after: query.after, limit: query.limit)
         try await page.requireOwner(missing: .notFound(.reviewNotFound, id: id)) {
-            try await database.reviewExists(id: id)
+            try await reviews.reviewExists(id: id)
         }
         return page.response(for: request, query: query, cursors: cursors)
     }
@@ -54,7 +55,8 @@ struct CommentsController {
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
-        guard let comment = try await database.addComment(review: id, author: context.user.id, text: text) else {
+        guard let comment = try await social.addComment(review: id, author: context.user.id, text: text, at: .now())
+        else {
             throw Problem.notFound(.reviewNotFound, id: id)
         }
         return comment.response(status: .created, headers: [.location: "/v1/comments/\(comment.id)"])
@@ -63,7 +65,7 @@ struct CommentsController {
     /// `GET /v1/comments/{id}`: one Comment (where a new comment's `Location` points).
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.commentNotFound)
-        guard let comment = try await database.comment(id: id) else { throw Problem.notFound(.commentNotFound, id: id) }
+        guard let comment = try await social.comment(id: id) else { throw Problem.notFound(.commentNotFound, id: id) }
         return comment.response()
     }
 
@@ -71,7 +73,7 @@ struct CommentsController {
     @Sendable func update(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.commentNotFound)
         let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
-        switch try await database.updateComment(id: id, by: context.user.id, text: text) {
+        switch try await social.updateComment(id: id, by: context.user.id, text: text, at: .now()) {
         case .done(let comment): return comment.response()
         case .notFound: throw Problem.notFound(.commentNotFound, id: id)
         case .forbidden: throw Problem(.forbidden, .notCommentAuthor)
@@ -81,7 +83,7 @@ struct CommentsController {
     /// `DELETE /v1/comments/{id}`: the comment's author or the review's author; `204`.
     @Sendable func delete(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.commentNotFound)
-        switch try await database.deleteComment(id: id, by: context.user.id) {
+        switch try await social.deleteComment(id: id, by: context.user.id) {
         case .done: return Response(status: .noContent)
         case .notFound: throw Problem.notFound(.commentNotFound, id: id)
         case .forbidden: throw Problem(.forbidden, .notCommentOrReviewAuthor)

@@ -2,7 +2,7 @@ import Hummingbird
 
 /// `GET /v1/feed`: the reviews of the people the caller follows and the caller's own.
 struct FeedController {
-    let database: AppDatabase
+    let feed: any FeedStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
 
@@ -17,7 +17,7 @@ struct FeedController {
     /// user's feed cursor is `400 invalid_cursor`.
     @Sendable func feed(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let query = try ListQuery(request, cursors: cursors, scope: "feed|\(context.user.id)")
-        let page = try await database.feed(of: context.user.id, after: query.after, limit: query.limit)
+        let page = try await feed.feed(of: context.user.id, after: query.after, limit: query.limit)
         return page.response(for: request, query: query, cursors: cursors)
     }
 }

@@ -2,7 +2,8 @@ import Hummingbird
 
 /// Follows under `/v1/users/{id}`: `PUT`/`DELETE …/follow`, `GET …/followers`, `GET …/following`.
 struct FollowsController {
-    let database: AppDatabase
+    let social: any SocialStore
+    let accounts: any AccountStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
 
@@ -24,7 +25,7 @@ struct FollowsController {
     func toggle(active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
         if active, id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
-        guard let state = try await database.setFollow(active, follower: context.user.id, followee: id) else {
+        guard let state = try await social.setFollow(active, follower: context.user.id, followee: id, at: .now()) else {
             throw Problem.notFound(.userNotFound, id: id)
         }
         return FollowStateView(state: state).response()
@@ -34,8 +35,8 @@ struct FollowsController {
     func list(_ list: FollowList, _ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "\(list.cursorName)|\(id)")
-        let page = try await database.follows(list, of: id, after: query.after, limit: query.limit)
-        try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) { try await database.userExists(id: id) }
+        let page = try await social.follows(list, of: id, after: query.after, limit: query.limit)
+        try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) { try await accounts.userExists(id: id) }
         return KeysetPage(items: page.items.map(UserSummaryView.init), next: page.next)
             .response(for: request, query: query, cursors: cursors)
     }

@@ -4,7 +4,7 @@ import Hummingbird
 /// `/v1/reviews`), and the caller's lists `GET /v1/me/likes` and `/v1/me/bookmarks` (mounted at
 /// `/v1/me` with `personalEndpoints`).
 struct ReactionsController {
-    let database: AppDatabase
+    let social: any SocialStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
 
@@ -37,7 +37,9 @@ struct ReactionsController {
     /// does not exist (or was deleted) is `404`.
     func toggle(_ reaction: Reaction, active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        guard let state = try await database.setReaction(reaction, active: active, review: id, user: context.user.id)
+        guard
+            let state = try await social.setReaction(
+                reaction, active: active, review: id, user: context.user.id, at: .now())
         else { throw Problem.notFound(.reviewNotFound, id: id) }
         return ReactionStateView(reaction: reaction, state: state).response()
     }
@@ -46,7 +48,7 @@ struct ReactionsController {
     /// is signed for this list and this caller.
     func list(_ reaction: Reaction, _ request: Request, context: AuthenticatedContext) async throws -> Response {
         let query = try ListQuery(request, cursors: cursors, scope: "me-\(reaction.rawValue)s|\(context.user.id)")
-        let page = try await database.reactedReviews(
+        let page = try await social.reactedReviews(
             reaction, user: context.user.id, after: query.after, limit: query.limit)
         return page.response(for: request, query: query, cursors: cursors)
     }

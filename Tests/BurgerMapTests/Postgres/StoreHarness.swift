@@ -15,7 +15,7 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// A store under test with what the tests need beside the `PlaceStore` API: seeding places
-/// without a creator, users, and review counts (reviews are not yet on PostgreSQL).
+/// without a creator, users, and review counts.
 protocol StoreHarness: Sendable {
     var store: any PlaceStore { get }
     /// Stores places without a creator, as an import does, in order.
@@ -50,7 +50,6 @@ struct SQLiteHarness: StoreHarness {
 struct PostgresHarness: StoreHarness {
     let engine: PostgresEngine
     var store: any PlaceStore { engine.places }
-    private static let users = UserCounter()
 
     func insert(_ drafts: [PlaceDraft]) async throws -> [Place] {
         var places: [Place] = []
@@ -69,22 +68,20 @@ struct PostgresHarness: StoreHarness {
         return places
     }
 
-    /// Users are not yet on PostgreSQL: any id will do, as long as each is new.
-    func makeUser(_ name: String) async throws -> Int64 { Self.users.next() }
+    func makeUser(_ name: String) async throws -> Int64 {
+        let rows = try await engine.client.query(
+            """
+            INSERT INTO users (email, email_key, password_hash, nickname, nickname_key, created_at, updated_at)
+            VALUES (\(name + "@example.com"), \(name + "@example.com"), '-', \(name), \(name), 0, 0)
+            RETURNING id
+            """)
+        for try await id in rows.decode(Int64.self) { return id }
+        throw StorageError.rowVanished("users")
+    }
 
     func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
         try await engine.client.query(
             "UPDATE places SET review_count = \(Int64(count)), rating_sum = \(Int64(ratingSum)) WHERE id = \(placeID)")
-    }
-}
-
-final class UserCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var last: Int64 = 1000
-    func next() -> Int64 {
-        lock.withLock {
-            last += 1; return last
-        }
     }
 }
 

@@ -180,7 +180,7 @@ struct ReviewLifecycleTests {
         for name in ["incoming/abc.jpg", "incoming/abc.thumb.jpg", "77.jpg", "77.thumb.jpg", "notes.jpg"] {
             try Data([1, 2, 3]).write(to: storage.root.appendingPathComponent(name))
         }
-        let removed = try await environment.database.sweepOrphanedPhotos(in: storage)
+        let removed = try await storage.sweepOrphans(environment.database)
         #expect(removed == 5)
         let files = try environment.photoFiles()
         #expect(files.stored == kept)

@@ -24,7 +24,7 @@ struct ServiceListenersTests {
         let api = Application(
             router: buildRouter(
                 ServiceDependencies(
-                    database: environment.database, secret: environment.secret,
+                    stores: ServiceStores(environment.database), secret: environment.secret,
                     accounts: AccountServices(
                         accessTokens: await AccessTokens(
                             key: environment.secret.derivedKey(purpose: "t"), lifetime: .seconds(300))),

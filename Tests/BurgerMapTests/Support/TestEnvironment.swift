@@ -41,7 +41,8 @@ final class TestEnvironment: @unchecked Sendable {
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
             throttle: LoginThrottle(policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
             successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
-        var dependencies = ServiceDependencies(database: database, secret: secret, accounts: accounts, media: media)
+        var dependencies = ServiceDependencies(
+            stores: ServiceStores(database), secret: secret, accounts: accounts, media: media)
         dependencies.trustedProxies = trustedProxies
         dependencies.accessLog = accessLog
         return buildRouter(dependencies)

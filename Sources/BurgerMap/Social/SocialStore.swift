@@ -1,0 +1,33 @@
+/// Where likes, bookmarks, comments and follows live, with the counts they keep. Every toggle
+/// is idempotent and changes its count in the same transaction.
+public protocol SocialStore: Sendable {
+    /// Adds (`active`) or removes `user`'s reaction on a review; `nil` when the review does not exist.
+    func setReaction(_ reaction: Reaction, active: Bool, review reviewID: Int64, user userID: Int64, at time: Timestamp)
+        async throws -> ReactionState?
+    /// The reviews `user` reacted to, most recent reaction first (ties by review id).
+    func reactedReviews(_ reaction: Reaction, user userID: Int64, after: TimeKey?, limit: Int) async throws
+        -> KeysetPage<Review>
+    /// One comment, or `nil`.
+    func comment(id: Int64) async throws -> Comment?
+    /// A page of a review's comments, oldest first (ties by id).
+    func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment>
+    /// Adds a comment (the review's count follows); `nil` when the review does not exist.
+    func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws -> Comment?
+    /// Changes the text of the caller's own comment.
+    func updateComment(id: Int64, by userID: Int64, text: String, at time: Timestamp) async throws
+        -> OwnerOnlyChange<Comment>
+    /// Deletes a comment: its author or the review's author may.
+    func deleteComment(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<Void>
+    /// Makes `follower` follow (`active`) or stop following `followee`; `nil` when `followee`
+    /// does not exist.
+    func setFollow(_ active: Bool, follower: Int64, followee: Int64, at time: Timestamp) async throws -> FollowState?
+    /// A page of a user's followers or followees, newest follow first (ties by user id).
+    func follows(_ list: FollowList, of userID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<User>
+}
+
+/// Where a reader's feed is assembled.
+public protocol FeedStore: Sendable {
+    /// A page of `viewer`'s feed: the reviews of the people they follow and their own, newest
+    /// first (ties by id), keyset-paged on (created_at, id).
+    func feed(of viewer: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Review>
+}

@@ -1,0 +1,33 @@
+/// Whether the database answers at all (`GET /health`, and the `503` of requests while it is away).
+public protocol StoreHealth: Sendable {
+    /// Answers whether the database answers a trivial query, within a short time.
+    func isReachable() async -> Bool
+}
+
+/// Everything one storage engine provides: the SQLite engine (`AppDatabase`) and the PostgreSQL
+/// engine each implement all of it.
+public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
+    & StoreHealth
+
+/// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
+/// these protocols, never an engine, so that both engines serve the same routes.
+public struct ServiceStores: Sendable {
+    public var places: any PlaceStore
+    public var accounts: any AccountStore
+    public var reviews: any ReviewStore
+    public var photos: any PhotoStore
+    public var social: any SocialStore
+    public var feed: any FeedStore
+    public var health: any StoreHealth
+
+    /// Every store from one engine.
+    public init(_ engine: some StorageEngine) {
+        places = engine
+        accounts = engine
+        reviews = engine
+        photos = engine
+        social = engine
+        feed = engine
+        health = engine
+    }
+}
