@@ -1,7 +1,8 @@
 /// The rules of the contract for account fields, each check adding a field error.
-enum AccountRules {
-    /// The form in which emails and nicknames are compared and kept unique: case-folded.
-    static func key(_ text: String) -> String {
+public enum AccountRules {
+    /// The form in which emails and nicknames are compared and kept unique: case-folded. Every
+    /// engine stores this key beside the text, computed here, so that all compare alike.
+    public static func key(_ text: String) -> String {
         text.lowercased()
     }
 

@@ -7,6 +7,8 @@ public struct AccountServices: Sendable {
     /// How long a refresh token works after it is issued.
     public let refreshLifetime: Duration
     public let passwords: PasswordHasher
+    /// Login throttling on the engine's `LoginThrottleStore`. No default: a throttle on any
+    /// other store would let the instances of the service count failures apart.
     public let throttle: LoginThrottle
     /// How long after a refresh token was used it may be presented again and answered with the
     /// same successor (`--refresh-grace`, 30 s), for clients that lost the first answer.
@@ -19,7 +21,7 @@ public struct AccountServices: Sendable {
     ///   across restarts. By default a random one, for tests.
     public init(
         accessTokens: AccessTokens, refreshLifetime: Duration = .seconds(30 * 24 * 3600),
-        passwords: PasswordHasher = PasswordHasher(), throttle: LoginThrottle = LoginThrottle(),
+        passwords: PasswordHasher = PasswordHasher(), throttle: LoginThrottle,
         refreshGrace: Duration = .seconds(30), successorKey: SymmetricKey = SymmetricKey(size: .bits256)
     ) {
         self.accessTokens = accessTokens

@@ -73,14 +73,14 @@ struct AuthController {
         let password = validator.required(body.password, "password")
         try validator.validate()
         guard let email, let password else { throw Problem.validation([]) }
-        if let wait = accounts.throttle.retryAfter(email: email, client: context.clientKey) {
+        if let wait = try await accounts.throttle.retryAfter(email: email, client: context.clientKey) {
             throw Problem(
                 .rateLimited, .tooManyLoginAttempts, ["seconds": "\(wait)"], headers: [.retryAfter: "\(wait)"])
         }
         let stored = password.utf8.count <= 1024 ? try await store.credentials(email: email) : nil
         guard try await accounts.passwords.verify(password, against: stored?.passwordHash), let user = stored?.user
         else {
-            let engaged = accounts.throttle.recordFailure(email: email, client: context.clientKey)
+            let engaged = try await accounts.throttle.recordFailure(email: email, client: context.clientKey)
             context.logger.info("login failed")
             for block in engaged {
                 var metadata: Logger.Metadata = [
@@ -92,7 +92,7 @@ struct AuthController {
             }
             throw Problem(.invalidCredentials, .invalidCredentials)
         }
-        accounts.throttle.recordSuccess(email: email, client: context.clientKey)
+        try await accounts.throttle.recordSuccess(email: email, client: context.clientKey)
         return try await accounts.startLogin(for: user, store: store).response()
     }
 

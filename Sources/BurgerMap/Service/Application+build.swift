@@ -129,12 +129,13 @@ public func buildApplication(_ configuration: ServiceConfiguration) async throws
     let secret = try ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
     _ = ServiceMetrics.registry
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
+    let stores = ServiceStores(database)
     let accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
-        refreshLifetime: configuration.refreshTokenLifetime, refreshGrace: configuration.refreshGrace,
+        refreshLifetime: configuration.refreshTokenLifetime, throttle: LoginThrottle(store: stores.throttle),
+        refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     let media = try MediaServices(dataDirectory: configuration.dataDirectory)
-    let stores = ServiceStores(database)
     let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)

@@ -205,6 +205,24 @@ extension AppDatabase {
                     CREATE INDEX places_by_source ON places(source) WHERE source IS NOT NULL;
                     """)
         }
+        migrator.registerMigration("v6-login-throttle") { db in
+            // LoginThrottle's records, one per key ("client:…", "account:<email hash>|client:…"),
+            // in the database so that a restart forgets no block. `failures` lists the counted
+            // failures' times in milliseconds, comma-separated (at most the key's limit of them);
+            // records whose `forget_at` has passed are deleted a few at a time on each write.
+            try db.execute(
+                sql: """
+                    CREATE TABLE login_throttle (
+                        key TEXT NOT NULL PRIMARY KEY,
+                        failures TEXT NOT NULL DEFAULT '',
+                        blocked_until INTEGER NOT NULL DEFAULT 0,
+                        rounds INTEGER NOT NULL DEFAULT 0 CHECK (rounds >= 0),
+                        last_seen INTEGER NOT NULL DEFAULT 0,
+                        forget_at INTEGER NOT NULL DEFAULT 0
+                    ) WITHOUT ROWID;
+                    CREATE INDEX login_throttle_by_forget_at ON login_throttle(forget_at);
+                    """)
+        }
         return migrator
     }
 

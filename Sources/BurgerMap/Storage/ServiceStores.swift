@@ -7,7 +7,7 @@ public protocol StoreHealth: Sendable {
 /// Everything one storage engine provides: the SQLite engine (`AppDatabase`) and the PostgreSQL
 /// engine each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
-    & StoreHealth
+    & StoreHealth & LoginThrottleStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -19,6 +19,10 @@ public struct ServiceStores: Sendable {
     public var social: any SocialStore
     public var feed: any FeedStore
     public var health: any StoreHealth
+    /// Login throttling's records. A store of its own rather than part of `AccountStore`: it
+    /// holds no account data (keys are clients and email hashes, whether or not an account
+    /// exists), and `LoginThrottle` is built on it alone.
+    public var throttle: any LoginThrottleStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -29,5 +33,21 @@ public struct ServiceStores: Sendable {
         social = engine
         feed = engine
         health = engine
+        throttle = engine
+    }
+
+    /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
+    public init(
+        places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
+        social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore
+    ) {
+        self.places = places
+        self.accounts = accounts
+        self.reviews = reviews
+        self.photos = photos
+        self.social = social
+        self.feed = feed
+        self.health = health
+        self.throttle = throttle
     }
 }

@@ -69,25 +69,27 @@ struct LoginThrottleTests {
 
     @Test("failures for one account from one client block that pair; the block doubles each round")
     func accountAndClientPairs() async throws {
+        let environment = try TestEnvironment()
         let clock = TestClock(startingAt: Timestamp(milliseconds: 0))
         let throttle = LoginThrottle(
+            store: environment.database,
             policy: .init(perAccountClient: 3, perClient: 100, window: .seconds(600), firstBlock: .seconds(60)),
             clock: clock.read)
-        for _ in 0..<2 { #expect(throttle.recordFailure(email: "a@x.co", client: "A").isEmpty) }
-        let first = throttle.recordFailure(email: "A@x.co", client: "A")
+        for _ in 0..<2 { #expect(try await throttle.recordFailure(email: "a@x.co", client: "A").isEmpty) }
+        let first = try await throttle.recordFailure(email: "A@x.co", client: "A")
         #expect(first.map(\.kind) == [.accountClient] && first.first?.retryAfter == 60 && first.first?.round == 1)
         #expect(first.first?.accountHash?.count == 12 && first.first?.accountHash?.contains("@") == false)
-        #expect(throttle.retryAfter(email: "a@x.co", client: "A") == 60)
-        #expect(throttle.retryAfter(email: "a@x.co", client: "B") == nil)
-        #expect(throttle.retryAfter(email: "b@x.co", client: "A") == nil)
+        #expect(try await throttle.retryAfter(email: "a@x.co", client: "A") == 60)
+        #expect(try await throttle.retryAfter(email: "a@x.co", client: "B") == nil)
+        #expect(try await throttle.retryAfter(email: "b@x.co", client: "A") == nil)
         clock.advance(milliseconds: 60_000)
-        #expect(throttle.retryAfter(email: "a@x.co", client: "A") == nil)
-        for _ in 0..<2 { _ = throttle.recordFailure(email: "a@x.co", client: "A") }
-        #expect(throttle.recordFailure(email: "a@x.co", client: "A").first?.retryAfter == 120)
+        #expect(try await throttle.retryAfter(email: "a@x.co", client: "A") == nil)
+        for _ in 0..<2 { _ = try await throttle.recordFailure(email: "a@x.co", client: "A") }
+        #expect(try await throttle.recordFailure(email: "a@x.co", client: "A").first?.retryAfter == 120)
         clock.advance(milliseconds: 120_000)
-        throttle.recordSuccess(email: "a@x.co", client: "A")
+        try await throttle.recordSuccess(email: "a@x.co", client: "A")
         // A success starts the pair over: the next block is the first again.
-        for _ in 0..<2 { _ = throttle.recordFailure(email: "a@x.co", client: "A") }
-        #expect(throttle.recordFailure(email: "a@x.co", client: "A").first?.retryAfter == 60)
+        for _ in 0..<2 { _ = try await throttle.recordFailure(email: "a@x.co", client: "A") }
+        #expect(try await throttle.recordFailure(email: "a@x.co", client: "A").first?.retryAfter == 60)
     }
 }

@@ -27,7 +27,8 @@ struct ServiceListenersTests {
                     stores: ServiceStores(environment.database), secret: environment.secret,
                     accounts: AccountServices(
                         accessTokens: await AccessTokens(
-                            key: environment.secret.derivedKey(purpose: "t"), lifetime: .seconds(300))),
+                            key: environment.secret.derivedKey(purpose: "t"), lifetime: .seconds(300)),
+                        throttle: LoginThrottle(store: environment.database)),
                     media: environment.media),
                 servesMetrics: false))
         try await api.test(.router) { client in

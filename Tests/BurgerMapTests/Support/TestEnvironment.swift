@@ -39,7 +39,7 @@ final class TestEnvironment: @unchecked Sendable {
         let accounts = AccountServices(
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
-            throttle: LoginThrottle(policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
+            throttle: LoginThrottle(store: database, policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
             successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
         var dependencies = ServiceDependencies(
             stores: ServiceStores(database), secret: secret, accounts: accounts, media: media)
