@@ -15,6 +15,10 @@ public final class PostgresEngine: Service, Sendable {
     public let schema: String?
     public let client: PostgresClient
     public let places: PostgresPlaceStore
+    public let accounts: PostgresAccountStore
+    public let photos: PostgresPhotoStore
+    public let health: PostgresStoreHealth
+    public let throttle: PostgresLoginThrottleStore
     let logger: Logger
 
     private init(url: PostgresDatabaseURL, schema: String?, client: PostgresClient, logger: Logger) {
@@ -23,6 +27,10 @@ public final class PostgresEngine: Service, Sendable {
         self.client = client
         self.logger = logger
         places = PostgresPlaceStore(client: client, logger: logger)
+        accounts = PostgresAccountStore(client: client, logger: logger)
+        photos = PostgresPhotoStore(client: client, logger: logger)
+        health = PostgresStoreHealth(client: client, logger: logger)
+        throttle = PostgresLoginThrottleStore(client: client, logger: logger)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

@@ -63,6 +63,7 @@ enum PostgresMigrations {
                 "CREATE INDEX places_by_geom ON places USING GIST ((geog::geometry))",
             ]),
         Migration(name: "v2-accounts-reviews-social", statements: accountsReviewsSocial),
+        Migration(name: "v3-login-throttle", statements: loginThrottle),
     ]
 
     /// The SQLite engine's v2-accounts, v3-reviews, v4-social and v5-places-keep-reviews in one
@@ -282,6 +283,24 @@ enum PostgresMigrations {
         CREATE TRIGGER places_keep_reviewed BEFORE DELETE ON places
             FOR EACH ROW EXECUTE FUNCTION burgermap_keep_reviewed_place()
         """,
+    ]
+
+    /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every
+    /// instance on the database. `failures` holds the counted failures' times in milliseconds
+    /// (at most the key's limit of them); records whose `forget_at` has passed are deleted a few
+    /// at a time on each write.
+    static let loginThrottle: [String] = [
+        """
+        CREATE TABLE login_throttle (
+            key TEXT PRIMARY KEY,
+            failures BIGINT[] NOT NULL DEFAULT '{}',
+            blocked_until BIGINT NOT NULL DEFAULT 0,
+            rounds INTEGER NOT NULL DEFAULT 0 CHECK (rounds >= 0),
+            last_seen BIGINT NOT NULL DEFAULT 0,
+            forget_at BIGINT NOT NULL DEFAULT 0
+        )
+        """,
+        "CREATE INDEX login_throttle_by_forget_at ON login_throttle (forget_at)",
     ]
 
     /// A key of PostgreSQL's advisory locks: engines that start at once against one database take

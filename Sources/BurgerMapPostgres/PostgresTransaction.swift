@@ -1,0 +1,26 @@
+import Logging
+import PostgresNIO
+
+extension PostgresClient {
+    /// `withTransaction`, rethrowing the error that failed the transaction rather than
+    /// postgres-nio's `PostgresTransactionError` wrapper, so that the engine's callers catch the
+    /// same errors as on SQLite (`AccountConflict`, or whatever a `beforeCommit` step threw).
+    func transaction<Result>(
+        logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        do {
+            return try await withTransaction(logger: logger, isolation: isolation, body)
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.commitError ?? error.beginError ?? error
+        }
+    }
+}
+
+/// The constraint a statement violated, when it failed on a unique key (SQLSTATE 23505).
+func uniqueViolation(_ error: any Error) -> String? {
+    guard let error = error as? PSQLError, error.code == .server, let info = error.serverInfo,
+        info[.sqlState] == "23505"
+    else { return nil }
+    return info[.constraintName]
+}
