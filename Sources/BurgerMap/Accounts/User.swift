@@ -6,6 +6,16 @@ public struct User: Sendable, Equatable {
     public var bio: String?
     public var avatarUrl: String?
     public var createdAt: Timestamp
+
+    /// An account as stored (storage engines build these).
+    public init(id: Int64, email: String, nickname: String, bio: String?, avatarUrl: String?, createdAt: Timestamp) {
+        self.id = id
+        self.email = email
+        self.nickname = nickname
+        self.bio = bio
+        self.avatarUrl = avatarUrl
+        self.createdAt = createdAt
+    }
 }
 
 /// The counts and viewer-dependent fields that turn a `User` into a `Profile`.
