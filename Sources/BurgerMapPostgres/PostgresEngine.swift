@@ -15,6 +15,9 @@ public final class PostgresEngine: Service, Sendable {
     public let schema: String?
     public let client: PostgresClient
     public let places: PostgresPlaceStore
+    public let reviews: PostgresReviewStore
+    public let social: PostgresSocialStore
+    public let feed: PostgresFeedStore
     let logger: Logger
 
     private init(url: PostgresDatabaseURL, schema: String?, client: PostgresClient, logger: Logger) {
@@ -23,6 +26,9 @@ public final class PostgresEngine: Service, Sendable {
         self.client = client
         self.logger = logger
         places = PostgresPlaceStore(client: client, logger: logger)
+        reviews = PostgresReviewStore(client: client, logger: logger)
+        social = PostgresSocialStore(client: client, logger: logger)
+        feed = PostgresFeedStore(client: client, logger: logger)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,
