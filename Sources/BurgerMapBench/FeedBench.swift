@@ -4,7 +4,9 @@ import Foundation
 import GRDB
 
 /// `feed`: the feed's first and 500th page (keyset) against the same walk with `OFFSET`, and
-/// likes/unlikes from 50 concurrent clients, on 100,000 users and 1,000,000 reviews.
+/// likes/unlikes from 50 concurrent clients, on 100,000 users and 1,000,000 reviews. With
+/// `--engine postgres`: the feed's pages through the PostgreSQL engine, with the plans
+/// (`FeedBench+Postgres.swift`).
 struct FeedBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feed",
@@ -18,11 +20,20 @@ struct FeedBench: AsyncParsableCommand {
     @Option(help: "Concurrent likers.") var likers = 50
     @Option(help: "Like or unlike operations per liker.") var toggles = 200
     @Option(help: "Folder for the benchmark database (kept between runs).") var dataDir = "bench-data/feed"
+    @Option(help: "Storage engine: sqlite, or postgres (a database that scripts/postgres provides).")
+    var engine = "sqlite"
+    @Option(help: "PostgreSQL URL (default: BURGERMAP_TEST_DATABASE_URL, as scripts/postgres sets it).")
+    var databaseURL: String?
 
     /// The reader whose feed is measured.
     static let reader: Int64 = 1
 
     func run() async throws {
+        switch engine {
+        case "sqlite": break
+        case "postgres": return try await runPostgres()
+        default: throw ValidationError("--engine is sqlite or postgres")
+        }
         let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("u\(users)-r\(reviews)-f\(follows)")
         let database = try AppDatabase(dataDirectory: folder)
         try await fill(database)

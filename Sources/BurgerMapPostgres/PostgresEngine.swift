@@ -19,6 +19,9 @@ public final class PostgresEngine: Service, Sendable {
     public let photos: PostgresPhotoStore
     public let health: PostgresStoreHealth
     public let throttle: PostgresLoginThrottleStore
+    public let reviews: PostgresReviewStore
+    public let social: PostgresSocialStore
+    public let feed: PostgresFeedStore
     let logger: Logger
 
     private init(url: PostgresDatabaseURL, schema: String?, client: PostgresClient, logger: Logger) {
@@ -31,6 +34,16 @@ public final class PostgresEngine: Service, Sendable {
         photos = PostgresPhotoStore(client: client, logger: logger)
         health = PostgresStoreHealth(client: client, logger: logger)
         throttle = PostgresLoginThrottleStore(client: client, logger: logger)
+        reviews = PostgresReviewStore(client: client, logger: logger)
+        social = PostgresSocialStore(client: client, logger: logger)
+        feed = PostgresFeedStore(client: client, logger: logger)
+    }
+
+    /// Every store of the engine, as the HTTP layer uses them.
+    public var stores: ServiceStores {
+        ServiceStores(
+            places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
+            health: health, throttle: throttle)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

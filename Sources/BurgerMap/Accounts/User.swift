@@ -7,6 +7,7 @@ public struct User: Sendable, Equatable {
     public var avatarUrl: String?
     public var createdAt: Timestamp
 
+    /// An account as stored (storage engines build these).
     public init(id: Int64, email: String, nickname: String, bio: String?, avatarUrl: String?, createdAt: Timestamp) {
         self.id = id
         self.email = email

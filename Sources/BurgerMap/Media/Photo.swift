@@ -5,6 +5,13 @@ public struct Photo: Sendable, Equatable {
     public var width: Int
     public var height: Int
 
+    /// A stored photo (storage engines build these).
+    public init(id: Int64, width: Int, height: Int) {
+        self.id = id
+        self.width = width
+        self.height = height
+    }
+
     public var url: String { PhotoURL.full(id) }
     public var thumbnailUrl: String { PhotoURL.thumbnail(id) }
 }

@@ -6,6 +6,14 @@ public struct Review: Sendable, Equatable {
         public var name: String
         public var lat: Double
         public var lng: Double
+
+        /// A place summary (storage engines build these).
+        public init(id: Int64, name: String, lat: Double, lng: Double) {
+            self.id = id
+            self.name = name
+            self.lat = lat
+            self.lng = lng
+        }
     }
 
     public var id: Int64
@@ -22,6 +30,27 @@ public struct Review: Sendable, Equatable {
     public var bookmarkedByMe: Bool
     public var createdAt: Timestamp
     public var updatedAt: Timestamp
+
+    /// A review with every field (storage engines build these).
+    public init(
+        id: Int64, place: PlaceSummary, author: User, rating: Int, text: String, photos: [Photo], likeCount: Int,
+        bookmarkCount: Int, commentCount: Int, likedByMe: Bool, bookmarkedByMe: Bool, createdAt: Timestamp,
+        updatedAt: Timestamp
+    ) {
+        self.id = id
+        self.place = place
+        self.author = author
+        self.rating = rating
+        self.text = text
+        self.photos = photos
+        self.likeCount = likeCount
+        self.bookmarkCount = bookmarkCount
+        self.commentCount = commentCount
+        self.likedByMe = likedByMe
+        self.bookmarkedByMe = bookmarkedByMe
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
 
     /// The keyset position of this review in a newest-first list.
     public var listKey: TimeKey { TimeKey(time: createdAt, id: id) }

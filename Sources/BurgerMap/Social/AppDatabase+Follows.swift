@@ -5,6 +5,12 @@ import GRDB
 public struct FollowState: Sendable, Equatable {
     public var following: Bool
     public var followerCount: Int
+
+    /// A follow's state after a toggle (storage engines build these).
+    public init(following: Bool, followerCount: Int) {
+        self.following = following
+        self.followerCount = followerCount
+    }
 }
 
 /// Which side of the follow graph a list shows.

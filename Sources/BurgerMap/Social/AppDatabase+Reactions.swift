@@ -25,6 +25,12 @@ public enum Reaction: String, Sendable, CaseIterable {
 public struct ReactionState: Sendable, Equatable {
     public var active: Bool
     public var count: Int
+
+    /// A reaction's state after a toggle (storage engines build these).
+    public init(active: Bool, count: Int) {
+        self.active = active
+        self.count = count
+    }
 }
 
 extension AppDatabase {

@@ -1,0 +1,70 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// A reader's feed in PostgreSQL: the same pages as the SQLite engine's
+/// `Social/AppDatabase+Feed.swift` (the reviews of the people they follow and their own, newest
+/// first, ties by id), found the same two ways, in one statement.
+///
+/// The time window walks `reviews_by_time_with_author` backwards from the cursor (an index-only
+/// scan) for at most `AppDatabase.feedWindow` reviews of anyone and keeps the followed authors'
+/// (a hashed set): its cost depends on how dense the feed is, not on how deep the page is. Only
+/// when that window holds no more than a page (a sparse feed, or its end) does the statement
+/// take the per-author road: for each followed author, their newest reviews before the cursor
+/// from `reviews_by_author` (a page and one at most, each a short index-only scan), merged. The
+/// choice is a gate on the window's count, so the road not taken costs nothing.
+public struct PostgresFeedStore: FeedStore {
+    let client: PostgresClient
+    let logger: Logger
+    /// How many reviews of anyone the time window reads (tests make it small, so that a small
+    /// dataset takes both roads).
+    var window = AppDatabase.feedWindow
+
+    /// A page of `viewer`'s feed, keyset-paged on (created_at, id).
+    public func feed(of viewer: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Review> {
+        try await client.withConnection { connection in
+            try await PostgresReviewReads.reviewPage(
+                keys: Self.keys(of: viewer, after: after, limit: limit, window: window), limit: limit,
+                viewer: viewer, on: connection, logger: logger)
+        }
+    }
+
+    /// The one statement a feed page runs (keys, reviews, photos and the viewer's marks);
+    /// public so that the benchmark can `EXPLAIN ANALYZE` exactly what a page runs.
+    public static func pageStatement(
+        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = AppDatabase.feedWindow
+    ) -> PostgresQuery {
+        PostgresReviewReads.statement(
+            keys: keys(of: viewer, after: after, limit: limit, window: window), viewer: viewer)
+    }
+
+    /// The statement that selects a feed page's (id, created_at), up to `limit + 1`, newest first.
+    static func keys(
+        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = AppDatabase.feedWindow
+    ) -> PostgresQuery {
+        let (time, id) = PostgresReviewReads.below(after)
+        let fetch = Int64(limit) + 1
+        // Both CTEs are read more than once, so PostgreSQL computes each once. `authors` holds
+        // no duplicate (follows' key, and its CHECK against following oneself; UNION besides),
+        // so the per-author road never shows a review twice.
+        return """
+            WITH authors AS (
+                SELECT followee_id AS id FROM follows WHERE follower_id = \(viewer) UNION SELECT \(viewer)),
+            recent AS (
+                SELECT w.id, w.created_at FROM (
+                    SELECT id, created_at, author_id FROM reviews
+                    WHERE (created_at, id) < (\(time), \(id))
+                    ORDER BY created_at DESC, id DESC LIMIT \(Int64(window))) AS w
+                WHERE w.author_id IN (SELECT id FROM authors)
+                ORDER BY w.created_at DESC, w.id DESC LIMIT \(fetch))
+            SELECT id, created_at FROM recent WHERE (SELECT count(*) FROM recent) > \(Int64(limit))
+            UNION ALL
+            (SELECT mine.id, mine.created_at FROM authors AS a CROSS JOIN LATERAL (
+                    SELECT id, created_at FROM reviews
+                    WHERE author_id = a.id AND (created_at, id) < (\(time), \(id))
+                    ORDER BY created_at DESC, id DESC LIMIT \(fetch)) AS mine
+                WHERE (SELECT count(*) FROM recent) <= \(Int64(limit))
+                ORDER BY mine.created_at DESC, mine.id DESC LIMIT \(fetch))
+            """
+    }
+}

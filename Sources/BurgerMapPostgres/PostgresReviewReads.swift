@@ -1,0 +1,142 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// How the PostgreSQL stores read reviews, comments' authors and keyset pages, with the same
+/// answers as the SQLite engine's `AppDatabase+ReviewReads.swift`.
+enum PostgresReviewReads {
+    /// The `users` columns that make a `User`, in the order `user(_:from:)` reads them.
+    static let userColumns = "u.id, u.email, u.nickname, u.bio, u.avatar_photo_id, u.created_at"
+
+    /// The `User` of a row that selects `userColumns` from column `first` on.
+    static func user(_ row: PostgresRandomAccessRow, from first: Int) throws -> User {
+        User(
+            id: try row[first].decode(Int64.self), email: try row[first + 1].decode(String.self),
+            nickname: try row[first + 2].decode(String.self), bio: try row[first + 3].decode(String?.self),
+            avatarUrl: try row[first + 4].decode(Int64?.self).map(PhotoURL.thumbnail),
+            createdAt: Timestamp(milliseconds: try row[first + 5].decode(Int64.self)))
+    }
+
+    /// The reviews whose (id, list time) a keys query selects (at most a page and one), each as
+    /// `viewer` sees it, newest list time first (ties by id), with their list times.
+    ///
+    /// One statement: the keys, the review rows, their photos (in position order, aggregated per
+    /// review) and the viewer's likes and bookmarks are read in one snapshot, so a review deleted
+    /// meanwhile is either whole or absent, and a page is one round trip however long it is.
+    static func reviews(keys: PostgresQuery, viewer: Int64?, on connection: PostgresConnection, logger: Logger)
+        async throws -> [(review: Review, listTime: Int64)]
+    {
+        let rows = try await connection.query(statement(keys: keys, viewer: viewer), logger: logger)
+        var reviews: [(review: Review, listTime: Int64)] = []
+        for try await row in rows {
+            reviews.append(try review(row.makeRandomAccess()))
+        }
+        return reviews
+    }
+
+    /// The statement `reviews(keys:…)` runs: the review columns `review(_:)` reads, for the keys.
+    static func statement(keys: PostgresQuery, viewer: Int64?) -> PostgresQuery {
+        // The keys query's own parameters come first; the viewer is the next one.
+        var binds = keys.binds
+        binds.append(viewer)
+        let viewerParameter = "$\(binds.count)"
+        let sql = """
+            SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at,
+                   r.updated_at, p.id, p.name, p.lat, p.lng, \(userColumns),
+                   coalesce(ph.ids, '{}'), coalesce(ph.widths, '{}'), coalesce(ph.heights, '{}'),
+                   EXISTS (SELECT 1 FROM review_likes WHERE user_id = \(viewerParameter) AND review_id = r.id),
+                   EXISTS (SELECT 1 FROM review_bookmarks WHERE user_id = \(viewerParameter) AND review_id = r.id),
+                   k.list_time
+            FROM (\(keys.sql)) AS k (id, list_time)
+            JOIN reviews AS r ON r.id = k.id
+            JOIN places AS p ON p.id = r.place_id
+            JOIN users AS u ON u.id = r.author_id
+            CROSS JOIN LATERAL (
+                SELECT array_agg(id ORDER BY position) AS ids, array_agg(width ORDER BY position) AS widths,
+                       array_agg(height ORDER BY position) AS heights
+                FROM photos WHERE review_id = r.id) AS ph
+            ORDER BY k.list_time DESC, k.id DESC
+            """
+        return PostgresQuery(unsafeSQL: sql, binds: binds)
+    }
+
+    /// The review and list time of a row of `statement(keys:viewer:)`.
+    private static func review(_ row: PostgresRandomAccessRow) throws -> (review: Review, listTime: Int64) {
+        func value<T: PostgresDecodable>(_ column: Int, _ type: T.Type = T.self) throws -> T {
+            try row[column].decode(T.self)
+        }
+        let photoIDs: [Int64] = try value(18)
+        let widths: [Int] = try value(19)
+        let heights: [Int] = try value(20)
+        let review = Review(
+            id: try value(0),
+            place: .init(id: try value(8), name: try value(9), lat: try value(10), lng: try value(11)),
+            author: try user(row, from: 12), rating: try value(1), text: try value(2),
+            photos: photoIDs.indices.map { Photo(id: photoIDs[$0], width: widths[$0], height: heights[$0]) },
+            likeCount: try value(3), bookmarkCount: try value(4), commentCount: try value(5),
+            likedByMe: try value(21), bookmarkedByMe: try value(22),
+            createdAt: Timestamp(milliseconds: try value(6)), updatedAt: Timestamp(milliseconds: try value(7)))
+        return (review, try value(23))
+    }
+
+    /// One review as `viewer` sees it, or `nil`.
+    static func review(id: Int64, viewer: Int64?, on connection: PostgresConnection, logger: Logger) async throws
+        -> Review?
+    {
+        try await reviews(
+            keys: "SELECT id, created_at FROM reviews WHERE id = \(id)", viewer: viewer, on: connection, logger: logger
+        ).first?.review
+    }
+
+    /// A page of reviews from a keys query that selects up to `limit + 1` (id, list time) in list
+    /// order: the extra one only says that more follow.
+    static func reviewPage(
+        keys: PostgresQuery, limit: Int, viewer: Int64?, on connection: PostgresConnection, logger: Logger
+    ) async throws -> KeysetPage<Review> {
+        let rows = try await reviews(keys: keys, viewer: viewer, on: connection, logger: logger)
+        return page(rows, limit: limit, item: \.review) {
+            TimeKey(time: Timestamp(milliseconds: $0.listTime), id: $0.review.id)
+        }
+    }
+
+    /// A page from `limit + 1` rows read in list order (as the core's `KeysetPage(rows:…)`, which
+    /// is internal to it): the extra row only says that more follow.
+    static func page<Row, Item>(_ rows: [Row], limit: Int, item: (Row) -> Item, key: (Row) -> TimeKey)
+        -> KeysetPage<Item>
+    {
+        KeysetPage(
+            items: rows.prefix(limit).map(item), next: rows.count > limit ? rows.prefix(limit).last.map(key) : nil)
+    }
+
+    /// The (time, id) a newest-first page continues strictly below. The first page starts above
+    /// every stored pair, so that one statement (with its index condition) serves every page.
+    static func below(_ key: TimeKey?) -> (time: Int64, id: Int64) {
+        key.map { ($0.time.milliseconds, $0.id) } ?? (Int64.max, Int64.max)
+    }
+
+    /// The (time, id) an oldest-first page continues strictly above (see `below`).
+    static func above(_ key: TimeKey?) -> (time: Int64, id: Int64) {
+        key.map { ($0.time.milliseconds, $0.id) } ?? (Int64.min, Int64.min)
+    }
+
+    /// Whether a query returned any row.
+    static func exists(_ rows: PostgresRowSequence) async throws -> Bool {
+        for try await _ in rows { return true }
+        return false
+    }
+}
+
+/// A transaction on a pooled connection that throws what its body threw (postgres-nio wraps it
+/// in a `PostgresTransactionError`), so that callers see the same errors as from SQLite, e.g.
+/// the error of a `beforeCommit` step.
+enum PostgresStoreTransaction {
+    static func run<Result: Sendable>(
+        _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error
+        }
+    }
+}

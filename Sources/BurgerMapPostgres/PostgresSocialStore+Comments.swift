@@ -1,0 +1,126 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// Comments, oldest first, with the owner rules of SQLite's `AppDatabase+Comments.swift`: the
+/// author changes a comment; the author or the review's author deletes it.
+extension PostgresSocialStore {
+    /// The columns that make a `Comment` (the author's from column 5 on).
+    static let commentSelect = """
+        SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(PostgresReviewReads.userColumns)
+        FROM comments AS c JOIN users AS u ON u.id = c.author_id
+        """
+
+    /// Every comment a query over `commentSelect` returns, in its order.
+    static func comments(_ rows: PostgresRowSequence) async throws -> [Comment] {
+        var comments: [Comment] = []
+        for try await row in rows {
+            let row = row.makeRandomAccess()
+            comments.append(
+                Comment(
+                    id: try row[0].decode(Int64.self), reviewID: try row[1].decode(Int64.self),
+                    author: try PostgresReviewReads.user(row, from: 5), text: try row[2].decode(String.self),
+                    createdAt: Timestamp(milliseconds: try row[3].decode(Int64.self)),
+                    updatedAt: Timestamp(milliseconds: try row[4].decode(Int64.self))))
+        }
+        return comments
+    }
+
+    private func comment(id: Int64, on connection: PostgresConnection) async throws -> Comment? {
+        try await Self.comments(
+            connection.query("\(unescaped: Self.commentSelect) WHERE c.id = \(id)", logger: logger)
+        ).first
+    }
+
+    /// One comment, or `nil`.
+    public func comment(id: Int64) async throws -> Comment? {
+        try await Self.comments(client.query("\(unescaped: Self.commentSelect) WHERE c.id = \(id)", logger: logger))
+            .first
+    }
+
+    /// A page of a review's comments, oldest first (ties by id).
+    public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+        let (time, id) = PostgresReviewReads.above(after)
+        let rows = try await Self.comments(
+            client.query(
+                """
+                \(unescaped: Self.commentSelect)
+                WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
+                ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
+                """, logger: logger))
+        return PostgresReviewReads.page(rows, limit: limit, item: { $0 }, key: \.listKey)
+    }
+
+    /// Adds a comment (the review's count follows); `nil` when the review does not exist.
+    public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws
+        -> Comment?
+    {
+        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+            // KEY SHARE keeps the review until the comment is in (see `setReaction`).
+            let review = try await connection.query(
+                "SELECT 1 FROM reviews WHERE id = \(reviewID) FOR KEY SHARE", logger: logger)
+            guard try await PostgresReviewReads.exists(review) else { return nil }
+            let inserted = try await connection.query(
+                """
+                INSERT INTO comments (review_id, author_id, text, created_at, updated_at)
+                VALUES (\(reviewID), \(author), \(text), \(time.milliseconds), \(time.milliseconds))
+                RETURNING id
+                """, logger: logger)
+            var commentID: Int64?
+            for try await id in inserted.decode(Int64.self) { commentID = id }
+            guard let commentID else { throw StorageError.rowVanished("comments") }
+            return try await comment(id: commentID, on: connection)
+        }
+    }
+
+    /// A comment's author and the author of its review, or `nil`, with one row locked: the
+    /// comment, or (`lockingReview`) its review.
+    ///
+    /// A delete locks the review first, since deleting a comment updates the review's count: a
+    /// review's delete locks the review and then deletes its comments, and the reverse order
+    /// would deadlock with it.
+    private func ownership(comment id: Int64, lockingReview: Bool, on connection: PostgresConnection) async throws
+        -> (author: Int64, reviewAuthor: Int64)?
+    {
+        let rows = try await connection.query(
+            """
+            SELECT c.author_id, r.author_id FROM comments AS c JOIN reviews AS r ON r.id = c.review_id
+            WHERE c.id = \(id) FOR NO KEY UPDATE OF \(unescaped: lockingReview ? "r" : "c")
+            """, logger: logger)
+        var found: (author: Int64, reviewAuthor: Int64)?
+        for try await (author, reviewAuthor) in rows.decode((Int64, Int64).self) { found = (author, reviewAuthor) }
+        return found
+    }
+
+    /// Changes the text of the caller's own comment.
+    public func updateComment(id: Int64, by userID: Int64, text: String, at time: Timestamp) async throws
+        -> OwnerOnlyChange<Comment>
+    {
+        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+            guard let owner = try await ownership(comment: id, lockingReview: false, on: connection) else {
+                return .notFound
+            }
+            guard owner.author == userID else { return .forbidden }
+            try await connection.query(
+                "UPDATE comments SET text = \(text), updated_at = \(time.milliseconds) WHERE id = \(id)",
+                logger: logger)
+            guard let comment = try await comment(id: id, on: connection) else { return .notFound }
+            return .done(comment)
+        }
+    }
+
+    /// Deletes a comment: its author or the review's author may.
+    public func deleteComment(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<Void> {
+        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+            guard let owner = try await ownership(comment: id, lockingReview: true, on: connection) else {
+                return .notFound
+            }
+            guard owner.author == userID || owner.reviewAuthor == userID else { return .forbidden }
+            // The comment itself is not locked yet: a delete of it that committed meanwhile
+            // leaves nothing to delete, and that is a 404, as on SQLite.
+            let deleted = try await connection.query(
+                "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger)
+            return try await PostgresReviewReads.exists(deleted) ? .done(()) : .notFound
+        }
+    }
+}

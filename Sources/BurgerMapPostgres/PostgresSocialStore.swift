@@ -1,0 +1,129 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// Likes, bookmarks, comments and follows in PostgreSQL, with the same answers as the SQLite
+/// engine (`AppDatabase+Reactions/Comments/Follows.swift`).
+///
+/// A pair's primary key turns a second add into a no-op (`ON CONFLICT DO NOTHING`), and the
+/// schema's triggers move the counts in the statement that adds or removes the pair, under the
+/// counted row's lock: concurrent toggles never lose or double a count. Each toggle reads the
+/// count afterwards in its own transaction.
+public struct PostgresSocialStore: SocialStore {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// The pair table and count column of a reaction (constants, for `\(unescaped:)`).
+    static func table(_ reaction: Reaction) -> (pairs: String, count: String) {
+        switch reaction {
+        case .like: ("review_likes", "like_count")
+        case .bookmark: ("review_bookmarks", "bookmark_count")
+        }
+    }
+
+    /// Adds (`active`) or removes a user's reaction; `nil` when the review does not exist.
+    public func setReaction(
+        _ reaction: Reaction, active: Bool, review reviewID: Int64, user userID: Int64, at time: Timestamp
+    ) async throws -> ReactionState? {
+        let table = Self.table(reaction)
+        return try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+            // KEY SHARE: the review cannot be deleted until this toggle commits, yet toggles of
+            // other users (whose triggers update the review's count) do not wait for it.
+            let review = try await connection.query(
+                "SELECT 1 FROM reviews WHERE id = \(reviewID) FOR KEY SHARE", logger: logger)
+            guard try await PostgresReviewReads.exists(review) else { return nil }
+            if active {
+                try await connection.query(
+                    """
+                    INSERT INTO \(unescaped: table.pairs) (user_id, review_id, created_at)
+                    VALUES (\(userID), \(reviewID), \(time.milliseconds))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    "DELETE FROM \(unescaped: table.pairs) WHERE user_id = \(userID) AND review_id = \(reviewID)",
+                    logger: logger)
+            }
+            let rows = try await connection.query(
+                "SELECT \(unescaped: table.count) FROM reviews WHERE id = \(reviewID)", logger: logger)
+            var count = 0
+            for try await value in rows.decode(Int.self) { count = value }
+            return ReactionState(active: active, count: count)
+        }
+    }
+
+    /// The reviews a user reacted to, most recent reaction first (ties by review id).
+    public func reactedReviews(_ reaction: Reaction, user userID: Int64, after: TimeKey?, limit: Int) async throws
+        -> KeysetPage<Review>
+    {
+        let (time, id) = PostgresReviewReads.below(after)
+        // The reaction's time is the list time; keys and reviews come in one statement, so a
+        // review deleted meanwhile (its reactions go with it) never leaves a hole in a page.
+        let keys: PostgresQuery = """
+            SELECT review_id, created_at FROM \(unescaped: Self.table(reaction).pairs)
+            WHERE user_id = \(userID) AND (created_at, review_id) < (\(time), \(id))
+            ORDER BY created_at DESC, review_id DESC LIMIT \(Int64(limit) + 1)
+            """
+        return try await client.withConnection { connection in
+            try await PostgresReviewReads.reviewPage(
+                keys: keys, limit: limit, viewer: userID, on: connection, logger: logger)
+        }
+    }
+
+    /// Makes `follower` follow (`active`) or stop following `followee`; `nil` when `followee` does not exist.
+    public func setFollow(_ active: Bool, follower: Int64, followee: Int64, at time: Timestamp) async throws
+        -> FollowState?
+    {
+        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+            // Both users' rows, in id order: the trigger updates both counts, and two people who
+            // follow each other at the same moment would otherwise lock them in opposite orders.
+            let locked = try await connection.query(
+                """
+                SELECT id FROM users WHERE id IN (\(follower), \(followee)) ORDER BY id FOR NO KEY UPDATE
+                """, logger: logger)
+            var found = false
+            for try await id in locked.decode(Int64.self) where id == followee { found = true }
+            guard found else { return nil }
+            if active {
+                try await connection.query(
+                    """
+                    INSERT INTO follows (follower_id, followee_id, created_at)
+                    VALUES (\(follower), \(followee), \(time.milliseconds))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            } else {
+                try await connection.query(
+                    "DELETE FROM follows WHERE follower_id = \(follower) AND followee_id = \(followee)",
+                    logger: logger)
+            }
+            let rows = try await connection.query(
+                "SELECT follower_count FROM users WHERE id = \(followee)", logger: logger)
+            var count = 0
+            for try await value in rows.decode(Int.self) { count = value }
+            return FollowState(following: active, followerCount: count)
+        }
+    }
+
+    /// A page of a user's followers or followees, newest follow first (ties by user id).
+    public func follows(_ list: FollowList, of userID: Int64, after: TimeKey?, limit: Int) async throws
+        -> KeysetPage<User>
+    {
+        let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
+        let (time, id) = PostgresReviewReads.below(after)
+        let rows = try await client.query(
+            """
+            SELECT \(unescaped: PostgresReviewReads.userColumns), f.created_at
+            FROM follows AS f JOIN users AS u ON u.id = f.\(unescaped: theirs)
+            WHERE f.\(unescaped: mine) = \(userID) AND (f.created_at, f.\(unescaped: theirs)) < (\(time), \(id))
+            ORDER BY f.created_at DESC, f.\(unescaped: theirs) DESC LIMIT \(Int64(limit) + 1)
+            """, logger: logger)
+        var users: [(user: User, followedAt: Int64)] = []
+        for try await row in rows {
+            let row = row.makeRandomAccess()
+            users.append((try PostgresReviewReads.user(row, from: 0), try row[6].decode(Int64.self)))
+        }
+        return PostgresReviewReads.page(users, limit: limit, item: \.user) {
+            TimeKey(time: Timestamp(milliseconds: $0.followedAt), id: $0.user.id)
+        }
+    }
+}
