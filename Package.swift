@@ -92,6 +92,8 @@ let package = Package(
             name: "BurgerMapCommand",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapPostgres",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]

@@ -2,6 +2,7 @@ import ArgumentParser
 import BurgerMap
 import Foundation
 import Hummingbird
+import Logging
 
 /// The `burgermap` command line: `serve`, `import`, and the operator's `backup`, `sources` and
 /// `remove-source`.
@@ -43,7 +44,9 @@ struct Serve: AsyncParsableCommand {
     )
     var trustedProxies: [String] = []
     @Option(help: "One log line per request at its end: on or off.") var accessLog: Switch = .on
-    @OptionGroup var data: DataOptions
+    @Option(help: "Folder for photo files, shared by every instance of one database (default: DATA_DIR/photos).")
+    var photoDir: String?
+    @OptionGroup var storage: StorageOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -74,7 +77,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: data.dataDirectory)
+        var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: storage.data.dataDirectory)
         configuration.accessTokenLifetime = .seconds(accessTokenTtl)
         configuration.refreshTokenLifetime = .seconds(refreshTokenTtl)
         configuration.refreshGrace = .seconds(refreshGrace)
@@ -85,7 +88,30 @@ struct Serve: AsyncParsableCommand {
         configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
         configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
         configuration.accessLog = accessLog == .on
-        try await buildServiceGroup(configuration).run()
+        configuration.photoDirectory = photoDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
+        configuration.secret = try secret()
+        let logger = Logger(label: "burgermap")
+        try await storage.withStores(logger: logger) { [configuration] stores, _ in
+            try await buildServiceGroup(configuration, stores: stores).run()
+        }
+    }
+
+    /// `BURGERMAP_SECRET`, which PostgreSQL requires: instances of one database must share the
+    /// secret that signs their cursors and tokens, and a secret made up in each data folder
+    /// would not be shared.
+    func secret() throws -> ServiceSecret? {
+        let secret: ServiceSecret?
+        do {
+            secret = try ServiceSecret.fromEnvironment(ProcessInfo.processInfo.environment)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if secret == nil, storage.databaseURL != nil {
+            throw ValidationError(
+                "with --database, set BURGERMAP_SECRET (the same on every instance; at least 32 bytes, for example `openssl rand -hex 32`)"
+            )
+        }
+        return secret
     }
 }
 

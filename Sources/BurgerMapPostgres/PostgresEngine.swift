@@ -1,3 +1,4 @@
+import BurgerMap
 import Logging
 import PostgresNIO
 import ServiceLifecycle

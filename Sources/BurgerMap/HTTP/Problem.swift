@@ -22,6 +22,8 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     case notImplemented = "not_implemented"
     case expectationFailed = "expectation_failed"
     case `internal`
+    /// The database cannot be reached for now (`503` with `Retry-After`).
+    case serviceUnavailable = "service_unavailable"
 
     /// The HTTP status that goes with the code.
     public var status: HTTPResponse.Status {
@@ -38,6 +40,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
         case .notImplemented: .notImplemented
         case .expectationFailed: .expectationFailed
         case .internal: .internalServerError
+        case .serviceUnavailable: .serviceUnavailable
         }
     }
 }

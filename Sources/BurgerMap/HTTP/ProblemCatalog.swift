@@ -94,6 +94,9 @@ public enum ProblemCatalog {
         .internal: [
             .english: "Internal server error", .korean: "서버 내부 오류", .japanese: "サーバー内部エラー",
         ],
+        .serviceUnavailable: [
+            .english: "Service unavailable", .korean: "일시적으로 사용할 수 없음", .japanese: "一時的に利用できません",
+        ],
     ]
 
     /// Every message template, by key and language.

@@ -9,6 +9,9 @@ import NIOHTTP1
 /// Errors that are not the client's fault are logged with their details and answered as
 /// `500 internal` with no internals in the body.
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Tells errors that mean "the database is away" (answered `503`) from the service's own.
+    var isOutage: @Sendable (any Error) -> Bool = { _ in false }
+
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
@@ -23,7 +26,9 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             response = try await next(request, context)
         } catch {
-            let problem = Self.problem(for: error, context: context)
+            let problem =
+                isOutage(error)
+                ? Self.outage(error, context: context) : Self.problem(for: error, context: context)
             response = try problem.response(from: request, context: context)
         }
         response.headers[.init("X-Request-Id")!] = context.id
@@ -35,6 +40,12 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
         codings.split(separator: ",").allSatisfy {
             $0.trimmingCharacters(in: .whitespaces).lowercased() == "chunked"
         }
+    }
+
+    /// The answer while the database is away: `503`, retry in a few seconds.
+    static func outage(_ error: any Error, context: Context) -> Problem {
+        context.logger.warning("database unavailable", metadata: ["error": "\(String(reflecting: error))"])
+        return Problem(.serviceUnavailable, .databaseUnavailable, headers: [.retryAfter: "5"])
     }
 
     static func problem(for error: any Error, context: Context) -> Problem {

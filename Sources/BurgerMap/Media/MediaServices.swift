@@ -7,10 +7,15 @@ public struct MediaServices: Sendable {
     public let storage: PhotoStorage
     let limits: UploadLimits
 
-    /// Media for a data folder, with one image worker per core.
+    /// Media for a data folder (photos in its `photos/`), with one image worker per core.
     public init(dataDirectory: URL, workers: ImageWorkers = ImageWorkers()) throws {
+        try self.init(storage: PhotoStorage(dataDirectory: dataDirectory), workers: workers)
+    }
+
+    /// Media with photos in `storage`, with one image worker per core.
+    public init(storage: PhotoStorage, workers: ImageWorkers = ImageWorkers()) {
         self.workers = workers
-        storage = try PhotoStorage(dataDirectory: dataDirectory)
+        self.storage = storage
         limits = UploadLimits()
     }
 

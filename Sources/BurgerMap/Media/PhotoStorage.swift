@@ -1,7 +1,8 @@
 import Foundation
 
-/// The image files under `<data folder>/photos`: `<id>.jpg` and `<id>.thumb.jpg` for each photo
-/// row, and `incoming/` for files not yet committed.
+/// The image files in the photo folder (`<data folder>/photos`, or `--photo-dir`, which several
+/// instances may share): `<id>.jpg` and `<id>.thumb.jpg` for each photo row, and `incoming/`
+/// for files not yet committed.
 ///
 /// A photo is written to `incoming/` under a random name and flushed (`stage`); the database
 /// transaction that inserts its row renames it to its final name (`install`) before it commits.
@@ -11,11 +12,21 @@ public struct PhotoStorage: Sendable {
     public let root: URL
     private var incoming: URL { root.appendingPathComponent("incoming", isDirectory: true) }
 
-    /// Storage under `dataDirectory/photos`, creating the folders.
-    public init(dataDirectory: URL) throws {
-        root = dataDirectory.appendingPathComponent("photos", isDirectory: true)
+    /// Storage in `folder`, creating it and its `incoming/`.
+    public init(folder: URL) throws {
+        root = folder
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
     }
+
+    /// Storage under `dataDirectory/photos`, creating the folders.
+    public init(dataDirectory: URL) throws {
+        try self.init(folder: dataDirectory.appendingPathComponent("photos", isDirectory: true))
+    }
+
+    /// How old a file must be before the start-up sweep may take it for an orphan. Another
+    /// instance sharing the folder may be between writing a file and committing its row; no
+    /// upload takes this long (request bodies are cut off far sooner, `ConnectionLimits`).
+    public static let sweepGrace: Duration = .seconds(3600)
 
     /// The stored file of a photo: the full-size image or its thumbnail.
     public func path(photoID: Int64, thumbnail: Bool) -> String {
@@ -80,28 +91,42 @@ public struct PhotoStorage: Sendable {
 
     /// Removes photo files that no row of `store` owns (left by a crash between rename and
     /// commit, or by rows deleted while the service was down) and everything in `incoming/`.
-    /// Run at start-up, before requests are served.
-    public func sweepOrphans(_ store: any PhotoStore) async throws -> Int {
+    /// Run at start-up. Only files older than `sweepGrace` go, so that an upload another
+    /// instance is committing right now is never taken for an orphan; the photo ids are read
+    /// after the folder is listed, so a row committed meanwhile keeps its files.
+    public func sweepOrphans(_ store: any PhotoStore, now: Timestamp = .now()) async throws -> Int {
+        let cutoff = now.milliseconds - Self.sweepGrace.milliseconds
+        let candidates = try orphanCandidates(olderThan: cutoff)
         let stored = try await store.storedPhotoIDs()
-        return try sweep { stored.contains($0) }
-    }
-
-    /// Removes everything in `incoming/` and every photo file whose id `isStored` denies.
-    /// Answers how many files went.
-    public func sweep(isStored: (Int64) throws -> Bool) throws -> Int {
         var removed = 0
-        let manager = FileManager.default
-        for name in try manager.contentsOfDirectory(atPath: incoming.path) {
-            if unlink(incoming.appendingPathComponent(name).path) == 0 { removed += 1 }
-        }
-        for name in try manager.contentsOfDirectory(atPath: root.path) where name.hasSuffix(".jpg") {
-            let idText = name.prefix { $0.isNumber }
-            if let id = Int64(idText), name == "\(id).jpg" || name == "\(id).thumb.jpg", try isStored(id) {
-                continue
-            }
-            if unlink(root.appendingPathComponent(name).path) == 0 { removed += 1 }
+        for (path, id) in candidates where id.map({ !stored.contains($0) }) ?? true {
+            if unlink(path) == 0 { removed += 1 }
         }
         return removed
+    }
+
+    /// Files last changed before `cutoff` (milliseconds) that are in `incoming/` (no id) or in
+    /// the folder with a photo id or an unexpected `.jpg` name (no id).
+    private func orphanCandidates(olderThan cutoff: Int64) throws -> [(path: String, id: Int64?)] {
+        let manager = FileManager.default
+        func isOld(_ path: String) -> Bool {
+            var status = stat()
+            guard stat(path, &status) == 0 else { return false }
+            return Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000 < cutoff
+        }
+        var candidates: [(path: String, id: Int64?)] = []
+        for name in try manager.contentsOfDirectory(atPath: incoming.path) {
+            let path = incoming.appendingPathComponent(name).path
+            if isOld(path) { candidates.append((path, nil)) }
+        }
+        for name in try manager.contentsOfDirectory(atPath: root.path) where name.hasSuffix(".jpg") {
+            let path = root.appendingPathComponent(name).path
+            guard isOld(path) else { continue }
+            let id = Int64(name.prefix { $0.isNumber })
+            let wellFormed = id.map { name == "\($0).jpg" || name == "\($0).thumb.jpg" } ?? false
+            candidates.append((path, wellFormed ? id : nil))
+        }
+        return candidates
     }
 
     private static func writeFlushed(_ bytes: [UInt8], to path: String) throws {

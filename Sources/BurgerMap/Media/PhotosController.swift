@@ -7,6 +7,8 @@ import Hummingbird
 ///
 /// The database is not read: a photo's files exist exactly while its row does (they are renamed
 /// into place inside the row's transaction and removed with it), and a photo id is never reused.
+/// So the id names the bytes, and the ETag is the id: every instance that shares the photo
+/// folder answers the same one.
 struct PhotosController {
     let storage: PhotoStorage
     let fileIO: FileIO
@@ -29,10 +31,7 @@ struct PhotosController {
         let path = storage.path(photoID: id, thumbnail: thumbnail)
         var status = stat()
         guard stat(path, &status) == 0, status.st_size > 0 else { throw Problem.notFound(.photoNotFound, id: id) }
-        // Files are never rewritten in place, so inode, size and modification time name the bytes.
-        let modified = Int64(status.st_mtim.tv_sec) * 1_000_000_000 + Int64(status.st_mtim.tv_nsec)
-        let etag =
-            "\"\(String(status.st_ino, radix: 16))-\(String(status.st_size, radix: 16))-\(String(modified, radix: 16))\""
+        let etag = Self.etag(photoID: id, thumbnail: thumbnail)
         var headers: HTTPFields = [
             .contentType: "image/jpeg", .eTag: etag, .cacheControl: Self.cacheControl,
         ]
@@ -50,6 +49,11 @@ struct PhotosController {
             throw Problem.notFound(.photoNotFound, id: id)
         }
         return Response(status: .ok, headers: headers, body: body)
+    }
+
+    /// The strong ETag of a stored photo file: its id (never given to other bytes) and which image.
+    static func etag(photoID: Int64, thumbnail: Bool) -> String {
+        thumbnail ? "\"photo-\(photoID)-thumbnail\"" : "\"photo-\(photoID)\""
     }
 
     /// Whether an `If-None-Match` list names `etag` (`*` matches anything; `W/` is ignored, as

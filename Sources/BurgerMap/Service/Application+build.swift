@@ -26,6 +26,11 @@ public struct ServiceConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Whether every request ends with an access log line (`--access-log`).
     public var accessLog = true
+    /// Where photo files live (`--photo-dir`); `nil` is the data folder's `photos/`. Instances
+    /// that share one database share this folder too.
+    public var photoDirectory: URL?
+    /// The master secret (`BURGERMAP_SECRET`); `nil` keeps one in the data folder.
+    public var secret: ServiceSecret?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -75,7 +80,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
     router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ResponseCompressionMiddleware())
-    router.add(middleware: ProblemMiddleware())
+    let health = dependencies.stores.health
+    router.add(middleware: ProblemMiddleware(isOutage: { health.isOutage($0) }))
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: MetricsMiddleware())
     let stores = dependencies.stores
@@ -120,22 +126,24 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     return router
 }
 
-/// Builds the application: opens (creating and migrating) the database in the data folder and
+/// Builds the application on an opened storage engine (`stores`): sweeps orphaned photo files and
 /// binds the router to the configured address.
-public func buildApplication(_ configuration: ServiceConfiguration) async throws -> some ApplicationProtocol {
+public func buildApplication(_ configuration: ServiceConfiguration, stores: ServiceStores) async throws
+    -> some ApplicationProtocol
+{
     var logger = Logger(label: "burgermap")
     logger.logLevel = configuration.logLevel
-    let database = try AppDatabase(dataDirectory: configuration.dataDirectory)
-    let secret = try ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
+    let secret = try configuration.secret ?? ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
     _ = ServiceMetrics.registry
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
-    let stores = ServiceStores(database)
     let accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
         refreshLifetime: configuration.refreshTokenLifetime, throttle: LoginThrottle(store: stores.throttle),
         refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
-    let media = try MediaServices(dataDirectory: configuration.dataDirectory)
+    let media = MediaServices(
+        storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
+            ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
     let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)

@@ -24,7 +24,7 @@ struct ServiceController {
     /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
         guard await health.isReachable() else {
-            throw Problem(.internal, .databaseUnavailable)
+            throw Problem(.serviceUnavailable, .databaseUnavailable, headers: [.retryAfter: "5"])
         }
         return Health(status: "ok")
     }

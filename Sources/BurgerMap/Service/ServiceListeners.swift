@@ -68,10 +68,12 @@ public func buildMetricsRouter() -> Router<AppRequestContext> {
 
 /// Everything `burgermap serve` runs, in one service group: the API listener and, with
 /// `metricsAddress`, the metrics listener. SIGINT and SIGTERM shut both down gracefully.
-public func buildServiceGroup(_ configuration: ServiceConfiguration) async throws -> ServiceGroup {
+public func buildServiceGroup(_ configuration: ServiceConfiguration, stores: ServiceStores) async throws
+    -> ServiceGroup
+{
     var logger = Logger(label: "burgermap")
     logger.logLevel = configuration.logLevel
-    var services: [any Service] = [try await buildApplication(configuration)]
+    var services: [any Service] = [try await buildApplication(configuration, stores: stores)]
     if let address = configuration.metricsAddress {
         services.append(
             Application(

@@ -1,16 +1,28 @@
 import Crypto
 import Foundation
 
-/// The service's master secret: signs pagination cursors (and, later, tokens).
+/// The service's master secret: signs pagination cursors and derives the token keys.
 ///
-/// Kept in the data folder with owner-only permissions and created on first start, so that
-/// cursors stay valid across restarts without any configuration.
+/// `BURGERMAP_SECRET` gives it from the environment: instances behind one load balancer share
+/// it, so a cursor or token one issues is accepted by the others. Without it, it is kept in the
+/// data folder with owner-only permissions and created on first start (the embedded default),
+/// so that cursors stay valid across restarts without any configuration.
 public struct ServiceSecret: Sendable {
     private let bytes: Data
 
     /// A secret from raw bytes (tests use random ones).
     public init(bytes: Data) {
         self.bytes = bytes
+    }
+
+    /// The environment variable that gives the secret.
+    public static let environmentVariable = "BURGERMAP_SECRET"
+
+    /// The secret `BURGERMAP_SECRET` gives (at least 32 bytes of text), or `nil` when it is unset.
+    public static func fromEnvironment(_ environment: [String: String]) throws -> ServiceSecret? {
+        guard let text = environment[environmentVariable] else { return nil }
+        guard text.utf8.count >= 32 else { throw ServiceSecretError.tooShort }
+        return ServiceSecret(bytes: Data(text.utf8))
     }
 
     /// A fresh random secret.
@@ -47,5 +59,14 @@ public struct ServiceSecret: Sendable {
     public func derivedKey(purpose: String) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: bytes), info: Data(purpose.utf8), outputByteCount: 32)
+    }
+}
+
+/// Why a configured secret is refused.
+public enum ServiceSecretError: Error, CustomStringConvertible {
+    case tooShort
+
+    public var description: String {
+        "BURGERMAP_SECRET must be at least 32 bytes (for example the output of `openssl rand -hex 32`)"
     }
 }

@@ -2,6 +2,14 @@
 public protocol StoreHealth: Sendable {
     /// Answers whether the database answers a trivial query, within a short time.
     func isReachable() async -> Bool
+    /// Whether an error a store threw means that the database cannot be reached (the request
+    /// is answered `503 service_unavailable`, not `500`).
+    func isOutage(_ error: any Error) -> Bool
+}
+
+extension StoreHealth {
+    /// An embedded database is never away: its errors are the service's own (`500`).
+    public func isOutage(_ error: any Error) -> Bool { false }
 }
 
 /// Everything one storage engine provides: the SQLite engine (`AppDatabase`) and the PostgreSQL

@@ -11,9 +11,11 @@ import Testing
 struct LoginThrottleTests {
     static let forwardedFor = HTTPField.Name("X-Forwarded-For")!
 
-    @Test("1,000 failed logins from one client behind the proxy block that client, nobody else")
-    func strangerBehindProxy() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "1,000 failed logins from one client behind the proxy block that client, nobody else",
+        arguments: StoreEngine.allCases)
+    func strangerBehindProxy(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         environment.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.1"))])

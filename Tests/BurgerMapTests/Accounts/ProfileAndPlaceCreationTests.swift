@@ -8,9 +8,11 @@ import Testing
 
 @Suite("Profiles and adding places")
 struct ProfileAndPlaceCreationTests {
-    @Test("PATCH /v1/users/me changes nickname and bio, keeps nicknames unique, validates")
-    func updateProfile() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "PATCH /v1/users/me changes nickname and bio, keeps nicknames unique, validates",
+        arguments: StoreEngine.allCases)
+    func updateProfile(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let access = try tokens(try await client.register(email: "p@example.com", nickname: "pat")).access
             _ = try await client.register(email: "q@example.com", nickname: "quinn")
@@ -36,10 +38,11 @@ struct ProfileAndPlaceCreationTests {
         }
     }
 
-    @Test("POST /v1/places needs a user, records them, and answers the stored place for a known source id")
-    func createPlace() async throws {
-        let environment = try TestEnvironment()
-        let database = environment.database
+    @Test(
+        "POST /v1/places needs a user, records them, and answers the stored place for a known source id",
+        arguments: StoreEngine.allCases)
+    func createPlace(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let place: [String: Any] = [
                 "name": "  Han River Burgers ", "lat": 37.52, "lng": 126.94, "source": "app", "external_id": "hr-1",
@@ -63,10 +66,8 @@ struct ProfileAndPlaceCreationTests {
             #expect(again.status == .ok)
             #expect(try json(again)["id"] as? Int == id)
 
-            let createdBy = try await database.pool.read { db in
-                try Int.fetchOne(db, sql: "SELECT created_by FROM places WHERE id = ?", arguments: [id])
-            }
-            #expect(createdBy == userID)
+            let createdBy = try await environment.int("SELECT created_by FROM places WHERE id = \(id)")
+            #expect(createdBy.map(Int.init) == userID)
             let nearby = try await client.send(.get, "/v1/places/nearby?lat=37.52&lng=126.94&radius_m=10")
             #expect((try json(nearby)["items"] as? [[String: Any]])?.map { $0["id"] as? Int } == [id])
 
@@ -78,8 +79,7 @@ struct ProfileAndPlaceCreationTests {
                 .post, "/v1/places", json: ["name": "Edge", "lat": 91, "lng": -181], token: access)
             let fields = (try json(outOfRange)["errors"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
             #expect(fields == ["lat", "lng"])
-            let count = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") }
-            #expect(count == 1)
+            #expect(try await environment.rowCount("places") == 1)
         }
     }
 }

@@ -20,9 +20,11 @@ struct RefreshRetryTests {
         return (first.refresh, try tokens(try json(refreshed)))
     }
 
-    @Test("a retry within the grace answers the same refresh token; the chain goes on from it")
-    func retryWithinGrace() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a retry within the grace answers the same refresh token; the chain goes on from it",
+        arguments: StoreEngine.allCases)
+    func retryWithinGrace(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -46,9 +48,9 @@ struct RefreshRetryTests {
         }
     }
 
-    @Test("a retry after the grace revokes the whole login, the successor too")
-    func retryAfterGrace() async throws {
-        let environment = try TestEnvironment()
+    @Test("a retry after the grace revokes the whole login, the successor too", arguments: StoreEngine.allCases)
+    func retryAfterGrace(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -63,9 +65,11 @@ struct RefreshRetryTests {
         }
     }
 
-    @Test("a retry after the successor was used revokes the whole login, within the grace too")
-    func retryAfterSuccessorUsed() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a retry after the successor was used revokes the whole login, within the grace too",
+        arguments: StoreEngine.allCases)
+    func retryAfterSuccessorUsed(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in

@@ -9,9 +9,11 @@ import Testing
 
 @Suite("Token life cycle")
 struct TokenLifecycleTests {
-    @Test("refresh rotates; a reused refresh token revokes the whole login; logout ends it")
-    func refreshRotationAndReuse() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "refresh rotates; a reused refresh token revokes the whole login; logout ends it",
+        arguments: StoreEngine.allCases)
+    func refreshRotationAndReuse(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -50,9 +52,11 @@ struct TokenLifecycleTests {
         }
     }
 
-    @Test("an expired access token is 401 token_expired with WWW-Authenticate; refreshing works")
-    func expiredAccessToken() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "an expired access token is 401 token_expired with WWW-Authenticate; refreshing works",
+        arguments: StoreEngine.allCases)
+    func expiredAccessToken(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         environment.accessTokenLifetime = .seconds(1)
         let clock = TestClock()
         environment.clock = clock
@@ -86,10 +90,11 @@ struct TokenLifecycleTests {
         return signingInput + "." + base64URL(Data(mac))
     }
 
-    @Test("forged, unsigned, malformed and orphaned tokens are 401 unauthorized, never a 500")
-    func forgedTokens() async throws {
-        let environment = try TestEnvironment()
-        let database = environment.database
+    @Test(
+        "forged, unsigned, malformed and orphaned tokens are 401 unauthorized, never a 500",
+        arguments: StoreEngine.allCases)
+    func forgedTokens(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let realKey = environment.secret.derivedKey(purpose: "access-token-hs256")
         try await environment.withClient { client in
             let body = try await client.register(email: "f@example.com", nickname: "forger")
@@ -116,18 +121,17 @@ struct TokenLifecycleTests {
             #expect(basic.status == .unauthorized)
             #expect(try problemCode(basic) == "unauthorized")
             // A token that is fine, for a user who no longer exists.
-            try await database.pool.write { db in try db.execute(sql: "DELETE FROM users") }
+            try await environment.execute("DELETE FROM users")
             let orphaned = try await client.send(.get, "/v1/users/me", token: genuine)
             #expect(orphaned.status == .unauthorized)
             #expect(try problemCode(orphaned) == "unauthorized")
         }
     }
 
-    @Test("no password, token or hash appears in a log line, at any level")
-    func nothingSecretIsLogged() async throws {
-        let environment = try TestEnvironment()
+    @Test("no password, token or hash appears in a log line, at any level", arguments: StoreEngine.allCases)
+    func nothingSecretIsLogged(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let logs = CapturedLogs()
-        let database = environment.database
         let secrets = try await environment.withClientReturning(logger: logs.logger) { client in
             let password = "hunter2 secret words"
             let body = try await client.register(email: "log@example.com", nickname: "logger", password: password)
@@ -139,8 +143,7 @@ struct TokenLifecycleTests {
             _ = try await client.send(.get, "/v1/users/me", token: refreshed.access)
             return [password, issued.access, issued.refresh, refreshed.access, refreshed.refresh]
         }
-        let hash = try await database.pool.read { db in try String.fetchOne(db, sql: "SELECT password_hash FROM users")
-        }
+        let hash = try await environment.text("SELECT password_hash FROM users")
         let text = logs.text
         #expect(text.contains("/v1/auth/login"), "the requests were logged")
         for secret in secrets + [try #require(hash)] {

@@ -17,9 +17,11 @@ struct AccessLogTests {
         logs.text.split(separator: "\n").filter { $0.hasPrefix("info request [") }
     }
 
-    @Test("each request ends with one line: method, route pattern, status, duration, bytes, id; no coordinates")
-    func fieldsAndRedaction() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "each request ends with one line: method, route pattern, status, duration, bytes, id; no coordinates",
+        arguments: StoreEngine.allCases)
+    func fieldsAndRedaction(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.insert([PlaceDraft(name: "Patty Lab", lat: 37.5665, lng: 126.978)])
         let logs = CapturedLogs()
         try await environment.withClient(logger: logs.logger) { client in
@@ -60,9 +62,9 @@ struct AccessLogTests {
         }
     }
 
-    @Test("tokens, emails and passwords never reach the log, also on failed logins")
-    func noCredentials() async throws {
-        let environment = try TestEnvironment()
+    @Test("tokens, emails and passwords never reach the log, also on failed logins", arguments: StoreEngine.allCases)
+    func noCredentials(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let logs = CapturedLogs()
         try await environment.withClient(logger: logs.logger) { client in
             let body = try await client.register(
@@ -113,9 +115,9 @@ struct AccessLogTests {
         }
     }
 
-    @Test("behind a trusted proxy the line names the forwarded client")
-    func clientThroughProxy() async throws {
-        let environment = try TestEnvironment()
+    @Test("behind a trusted proxy the line names the forwarded client", arguments: StoreEngine.allCases)
+    func clientThroughProxy(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         environment.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.0/8"))])
         let logs = CapturedLogs()
         try await environment.withLiveClient(logger: logs.logger) { _, client in

@@ -74,8 +74,10 @@ import Testing
         return lastScan
     }
 
-    @Test func theUploadRouteAnswersInvalidImageForTooManyScans() async throws {
-        let environment = try TestEnvironment()
+    @Test(arguments: StoreEngine.allCases) func theUploadRouteAnswersInvalidImageForTooManyScans(engine: StoreEngine)
+        async throws
+    {
+        let environment = try await TestEnvironment(engine)
         let source = try Self.resource("progressive-101-scans.jpg")
         try await environment.withClient { client in
             let alice = try await client.member("alice")

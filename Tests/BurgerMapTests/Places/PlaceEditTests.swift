@@ -8,9 +8,11 @@ import Testing
 
 @Suite("Changing and deleting places")
 struct PlaceEditTests {
-    @Test("the creator's PATCH changes the place: moved, renamed, website set, phone cleared; nearby finds it there")
-    func creatorCorrectsPlace() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "the creator's PATCH changes the place: moved, renamed, website set, phone cleared; nearby finds it there",
+        arguments: StoreEngine.allCases)
+    func creatorCorrectsPlace(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let created = try await client.send(
@@ -50,9 +52,11 @@ struct PlaceEditTests {
         }
     }
 
-    @Test("a PATCH that leaves fields out keeps them; bad fields are 400 naming each, and nothing changes")
-    func partialAndInvalidPatch() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a PATCH that leaves fields out keeps them; bad fields are 400 naming each, and nothing changes",
+        arguments: StoreEngine.allCases)
+    func partialAndInvalidPatch(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let id = try await client.addPlace("Patty Lab", token: alice.token)
@@ -81,9 +85,9 @@ struct PlaceEditTests {
         }
     }
 
-    @Test("another user's PATCH or DELETE is 403, a missing place 404, no token 401")
-    func onlyTheCreator() async throws {
-        let environment = try TestEnvironment()
+    @Test("another user's PATCH or DELETE is 403, a missing place 404, no token 401", arguments: StoreEngine.allCases)
+    func onlyTheCreator(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let imported = try await environment.insert([PlaceDraft(name: "Imported", lat: 1, lng: 1, source: "osm")])
         try await environment.withClient { client in
             let alice = try await client.member("alice")
@@ -108,9 +112,11 @@ struct PlaceEditTests {
         }
     }
 
-    @Test("DELETE removes a place without reviews (204, then 404); one with reviews is 409 and stays")
-    func deleteUnlessReviewed() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "DELETE removes a place without reviews (204, then 404); one with reviews is 409 and stays",
+        arguments: StoreEngine.allCases)
+    func deleteUnlessReviewed(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bare = try await client.addPlace("Duplicate", token: alice.token)
@@ -133,17 +139,15 @@ struct PlaceEditTests {
         }
     }
 
-    @Test("the schema itself refuses to delete a place that has reviews")
-    func schemaKeepsReviewedPlaces() async throws {
-        let environment = try TestEnvironment()
+    @Test("the schema itself refuses to delete a place that has reviews", arguments: StoreEngine.allCases)
+    func schemaKeepsReviewedPlaces(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
             _ = try await client.reviewID(place: place, token: alice.token)
             await #expect(throws: (any Error).self) {
-                try await environment.database.pool.write { db in
-                    try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [place])
-                }
+                try await environment.execute("DELETE FROM places WHERE id = \(place)")
             }
             #expect(try await environment.rowCount("reviews") == 1)
         }

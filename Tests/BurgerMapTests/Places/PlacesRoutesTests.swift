@@ -7,9 +7,11 @@ import Testing
 
 @Suite("Place routes")
 struct PlacesRoutesTests {
-    @Test("nearby pages follow next_cursor and the Link header to the end, each place once")
-    func nearbyPaging() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "nearby pages follow next_cursor and the Link header to the end, each place once",
+        arguments: StoreEngine.allCases)
+    func nearbyPaging(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(
             (0..<25).map { PlaceDraft(name: "Burger \($0)", lat: 37.5 + Double($0) * 0.0005, lng: 127.0) })
         try await environment.withClient { client in
@@ -40,9 +42,9 @@ struct PlacesRoutesTests {
         }
     }
 
-    @Test("bad nearby parameters are 400 validation_failed naming each field")
-    func nearbyValidation() async throws {
-        let environment = try TestEnvironment()
+    @Test("bad nearby parameters are 400 validation_failed naming each field", arguments: StoreEngine.allCases)
+    func nearbyValidation(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let cases: [(String, Set<String>)] = [
                 ("lat=91&lng=0", ["lat"]),
@@ -70,9 +72,9 @@ struct PlacesRoutesTests {
         }
     }
 
-    @Test("a tampered cursor, or one from another query, is 400 invalid_cursor")
-    func cursorChecks() async throws {
-        let environment = try TestEnvironment()
+    @Test("a tampered cursor, or one from another query, is 400 invalid_cursor", arguments: StoreEngine.allCases)
+    func cursorChecks(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.insert((0..<5).map { PlaceDraft(name: "C\($0)", lat: 1 + Double($0) * 0.001, lng: 1) })
         try await environment.withClient { client in
             let first = try await client.execute(uri: "/v1/places/nearby?lat=1&lng=1&limit=2", method: .get)
@@ -98,9 +100,11 @@ struct PlacesRoutesTests {
         }
     }
 
-    @Test("GET /v1/places/{id} answers the place, 404 not_found for unknown or malformed ids")
-    func showPlace() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "GET /v1/places/{id} answers the place, 404 not_found for unknown or malformed ids",
+        arguments: StoreEngine.allCases)
+    func showPlace(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let place = try #require(
             try await environment.insert([
                 PlaceDraft(

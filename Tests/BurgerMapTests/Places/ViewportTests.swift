@@ -5,9 +5,10 @@ import Testing
 
 @Suite("Viewport search")
 struct ViewportTests {
-    @Test("a box crossing the antimeridian finds places on both sides and nothing else")
-    func antimeridian() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a box crossing the antimeridian finds places on both sides and nothing else", arguments: StoreEngine.allCases)
+    func antimeridian(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let inside = try await environment.insert([
             PlaceDraft(name: "Fiji East", lat: -17.8, lng: 179.5),
             PlaceDraft(name: "Fiji West", lat: -17.9, lng: -179.6),
@@ -28,9 +29,11 @@ struct ViewportTests {
         }
     }
 
-    @Test("more places than the limit: truncated, and the answer is exactly limit places")
-    func truncation() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "more places than the limit: truncated, and the answer is exactly limit places", arguments: StoreEngine.allCases
+    )
+    func truncation(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(
             (0..<12).map { PlaceDraft(name: "V\($0)", lat: 50 + Double($0) * 0.01, lng: 8) })
         try await environment.withClient { client in
@@ -45,9 +48,9 @@ struct ViewportTests {
         }
     }
 
-    @Test("malformed boxes and limits are 400 validation_failed on the field")
-    func validation() async throws {
-        let environment = try TestEnvironment()
+    @Test("malformed boxes and limits are 400 validation_failed on the field", arguments: StoreEngine.allCases)
+    func validation(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             for (query, field) in [
                 ("", "bbox"), ("bbox=1,2,3", "bbox"), ("bbox=a,b,c,d", "bbox"), ("bbox=1,2,3,4,5", "bbox"),

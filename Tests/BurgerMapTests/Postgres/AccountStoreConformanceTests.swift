@@ -15,8 +15,8 @@ struct AccountStoreConformanceTests {
         try await withAccountInstance(engine) { instance in
             let store = instance.accounts
             let ha = try await store.createUser(
-                email: "Ha@Example.com", passwordHash: "hash-1", nickname: "Haneul", at: moment(0))
-            #expect(ha.email == "Ha@Example.com" && ha.nickname == "Haneul" && ha.createdAt == moment(0))
+                email: "Ha@Example.com", passwordHash: "hash-1", nickname: "Haneul", at: secondsIn(0))
+            #expect(ha.email == "Ha@Example.com" && ha.nickname == "Haneul" && ha.createdAt == secondsIn(0))
             #expect(ha.bio == nil && ha.avatarUrl == nil)
 
             #expect(try await store.accountExists(email: "ha@example.COM", nickname: nil) == .email)
@@ -26,14 +26,14 @@ struct AccountStoreConformanceTests {
 
             await #expect(throws: AccountConflict.email) {
                 try await store.createUser(
-                    email: "HA@EXAMPLE.COM", passwordHash: "-", nickname: "Someone", at: moment(1))
+                    email: "HA@EXAMPLE.COM", passwordHash: "-", nickname: "Someone", at: secondsIn(1))
             }
             await #expect(throws: AccountConflict.nickname) {
                 try await store.createUser(
-                    email: "new@example.com", passwordHash: "-", nickname: "hAnEuL", at: moment(1))
+                    email: "new@example.com", passwordHash: "-", nickname: "hAnEuL", at: secondsIn(1))
             }
             let jo = try await store.createUser(
-                email: "jo@example.com", passwordHash: "hash-2", nickname: "Jo", at: moment(2))
+                email: "jo@example.com", passwordHash: "hash-2", nickname: "Jo", at: secondsIn(2))
             #expect(jo.id != ha.id)
 
             let found = try #require(try await store.credentials(email: "ha@EXAMPLE.com"))
@@ -53,31 +53,33 @@ struct AccountStoreConformanceTests {
         try await withAccountInstance(engine) { instance in
             let store = instance.accounts
             let ha = try await store.createUser(
-                email: "ha@example.com", passwordHash: "-", nickname: "Haneul", at: moment(0))
+                email: "ha@example.com", passwordHash: "-", nickname: "Haneul", at: secondsIn(0))
             let jo = try await store.createUser(
-                email: "jo@example.com", passwordHash: "-", nickname: "Jo", at: moment(0))
+                email: "jo@example.com", passwordHash: "-", nickname: "Jo", at: secondsIn(0))
 
-            let edited = try await store.updateProfile(id: ha.id, nickname: "Neo", bio: "Burgers daily", at: moment(5))
-            #expect(edited?.nickname == "Neo" && edited?.bio == "Burgers daily" && edited?.createdAt == moment(0))
+            let edited = try await store.updateProfile(
+                id: ha.id, nickname: "Neo", bio: "Burgers daily", at: secondsIn(5))
+            #expect(edited?.nickname == "Neo" && edited?.bio == "Burgers daily" && edited?.createdAt == secondsIn(0))
             // The old nickname is free again; the new one is taken in any case.
             #expect(try await store.accountExists(email: nil, nickname: "haneul") == nil)
             #expect(try await store.accountExists(email: nil, nickname: "NEO") == .nickname)
             // Only the case of one's own nickname changes: no conflict with oneself.
             #expect(
-                try await store.updateProfile(id: ha.id, nickname: "NEO", bio: nil, at: moment(6))?.nickname == "NEO")
+                try await store.updateProfile(id: ha.id, nickname: "NEO", bio: nil, at: secondsIn(6))?.nickname == "NEO"
+            )
 
-            let cleared = try await store.updateProfile(id: ha.id, nickname: nil, bio: "", at: moment(7))
+            let cleared = try await store.updateProfile(id: ha.id, nickname: nil, bio: "", at: secondsIn(7))
             #expect(cleared?.bio == nil && cleared?.nickname == "NEO")
 
             await #expect(throws: AccountConflict.nickname) {
-                try await store.updateProfile(id: ha.id, nickname: "jO", bio: "changed", at: moment(8))
+                try await store.updateProfile(id: ha.id, nickname: "jO", bio: "changed", at: secondsIn(8))
             }
             let unchanged = try await store.user(id: ha.id)
             #expect(unchanged?.nickname == "NEO" && unchanged?.bio == nil)
             #expect(try await store.user(id: jo.id)?.nickname == "Jo")
 
             #expect(
-                try await store.updateProfile(id: jo.id + 1000, nickname: "Ghost", bio: "boo", at: moment(9)) == nil)
+                try await store.updateProfile(id: jo.id + 1000, nickname: "Ghost", bio: "boo", at: secondsIn(9)) == nil)
             #expect(try await store.accountExists(email: nil, nickname: "Ghost") == nil)
         }
     }
@@ -90,7 +92,7 @@ struct AccountStoreConformanceTests {
             for name in ["ha", "jo", "mi"] {
                 ids.append(
                     try await store.createUser(
-                        email: "\(name)@example.com", passwordHash: "-", nickname: name, at: moment(0)
+                        email: "\(name)@example.com", passwordHash: "-", nickname: name, at: secondsIn(0)
                     ).id)
             }
             try await instance.follow(ids[1], ids[0])
@@ -118,12 +120,12 @@ struct AccountStoreConformanceTests {
         try await withAccountInstance(engine) { instance in
             let store = instance.accounts
             let ha = try await store.createUser(
-                email: "ha@example.com", passwordHash: "-", nickname: "Haneul", at: moment(0))
+                email: "ha@example.com", passwordHash: "-", nickname: "Haneul", at: secondsIn(0))
             let steps = Mutex<[Int64]>([])
             let size = PhotoSize(width: 640, height: 480)
 
             let first = try #require(
-                try await store.replaceAvatar(userID: ha.id, photo: size, at: moment(1)) { id in
+                try await store.replaceAvatar(userID: ha.id, photo: size, at: secondsIn(1)) { id in
                     steps.withLock { $0.append(id) }
                 })
             let firstID = try #require(steps.withLock { $0.last })
@@ -132,7 +134,7 @@ struct AccountStoreConformanceTests {
             #expect(try await instance.photos.storedPhotoIDs() == [firstID])
 
             let second = try #require(
-                try await store.replaceAvatar(userID: ha.id, photo: size, at: moment(2)) { id in
+                try await store.replaceAvatar(userID: ha.id, photo: size, at: secondsIn(2)) { id in
                     steps.withLock { $0.append(id) }
                 })
             let secondID = try #require(steps.withLock { $0.last })
@@ -141,7 +143,7 @@ struct AccountStoreConformanceTests {
             #expect(try await instance.photos.storedPhotoIDs() == [secondID])
 
             await #expect(throws: AvatarStepFailed.self) {
-                try await store.replaceAvatar(userID: ha.id, photo: size, at: moment(3)) { id in
+                try await store.replaceAvatar(userID: ha.id, photo: size, at: secondsIn(3)) { id in
                     steps.withLock { $0.append(id) }
                     throw AvatarStepFailed()
                 }
@@ -153,7 +155,7 @@ struct AccountStoreConformanceTests {
 
             // A missing user: nothing written, and the step never runs.
             let stepsBefore = steps.withLock { $0.count }
-            let missing = try await store.replaceAvatar(userID: ha.id + 1000, photo: size, at: moment(4)) { id in
+            let missing = try await store.replaceAvatar(userID: ha.id + 1000, photo: size, at: secondsIn(4)) { id in
                 steps.withLock { $0.append(id) }
             }
             #expect(missing == nil)

@@ -81,7 +81,7 @@ func withTwoAccountInstances(
 }
 
 /// A moment to write at: `seconds` after a fixed start.
-func moment(_ seconds: Int64) -> Timestamp {
+func secondsIn(_ seconds: Int64) -> Timestamp {
     Timestamp(milliseconds: 1_800_000_000_000 + seconds * 1000)
 }
 

@@ -12,7 +12,7 @@ import Testing
 struct LoginStoreConformanceTests {
     /// A user to log in.
     static func user(_ store: any AccountStore, _ name: String = "ha") async throws -> Int64 {
-        try await store.createUser(email: "\(name)@example.com", passwordHash: "-", nickname: name, at: moment(0)).id
+        try await store.createUser(email: "\(name)@example.com", passwordHash: "-", nickname: name, at: secondsIn(0)).id
     }
 
     @Test(
@@ -27,9 +27,11 @@ struct LoginStoreConformanceTests {
                 -> RefreshOutcome
             {
                 try await store.rotateRefreshToken(
-                    tokenHash(old), to: tokenHash(new), expiresAt: moment(3600), grace: grace, at: moment(seconds))
+                    tokenHash(old), to: tokenHash(new), expiresAt: secondsIn(3600), grace: grace, at: secondsIn(seconds)
+                )
             }
-            try await store.startLogin(userID: ha, tokenHash: tokenHash(1), expiresAt: moment(3600), at: moment(0))
+            try await store.startLogin(
+                userID: ha, tokenHash: tokenHash(1), expiresAt: secondsIn(3600), at: secondsIn(0))
             #expect(try await rotate(1, 2, at: 1) == .rotated(userID: ha))
             // The answer was lost: the same token again, with the successor it derives.
             #expect(try await rotate(1, 2, at: 2) == .retried(userID: ha))
@@ -40,13 +42,14 @@ struct LoginStoreConformanceTests {
             #expect(try await rotate(99, 100, at: 5) == .invalid)
 
             // Past the grace period a second use is reuse, whatever the successor.
-            try await store.startLogin(userID: ha, tokenHash: tokenHash(10), expiresAt: moment(3600), at: moment(10))
+            try await store.startLogin(
+                userID: ha, tokenHash: tokenHash(10), expiresAt: secondsIn(3600), at: secondsIn(10))
             #expect(try await rotate(10, 11, at: 11) == .rotated(userID: ha))
             #expect(try await rotate(10, 11, at: 41) == .reused)
             #expect(try await rotate(11, 12, at: 42) == .invalid)
 
             // An expired token is invalid, and stays unused.
-            try await store.startLogin(userID: ha, tokenHash: tokenHash(20), expiresAt: moment(60), at: moment(0))
+            try await store.startLogin(userID: ha, tokenHash: tokenHash(20), expiresAt: secondsIn(60), at: secondsIn(0))
             #expect(try await rotate(20, 21, at: 60) == .invalid)
             #expect(try await rotate(20, 21, at: 59) == .rotated(userID: ha))
         }
@@ -58,18 +61,20 @@ struct LoginStoreConformanceTests {
             let store = instance.accounts
             let ha = try await Self.user(store, "ha")
             let jo = try await Self.user(store, "jo")
-            try await store.startLogin(userID: ha, tokenHash: tokenHash(1), expiresAt: moment(3600), at: moment(0))
-            try await store.startLogin(userID: ha, tokenHash: tokenHash(5), expiresAt: moment(3600), at: moment(0))
-            #expect(try await !store.endLogin(tokenHash: tokenHash(1), userID: jo, at: moment(1)))
-            #expect(try await !store.endLogin(tokenHash: tokenHash(9), userID: ha, at: moment(1)))
-            #expect(try await store.endLogin(tokenHash: tokenHash(1), userID: ha, at: moment(2)))
-            #expect(try await store.endLogin(tokenHash: tokenHash(1), userID: ha, at: moment(3)))
+            try await store.startLogin(
+                userID: ha, tokenHash: tokenHash(1), expiresAt: secondsIn(3600), at: secondsIn(0))
+            try await store.startLogin(
+                userID: ha, tokenHash: tokenHash(5), expiresAt: secondsIn(3600), at: secondsIn(0))
+            #expect(try await !store.endLogin(tokenHash: tokenHash(1), userID: jo, at: secondsIn(1)))
+            #expect(try await !store.endLogin(tokenHash: tokenHash(9), userID: ha, at: secondsIn(1)))
+            #expect(try await store.endLogin(tokenHash: tokenHash(1), userID: ha, at: secondsIn(2)))
+            #expect(try await store.endLogin(tokenHash: tokenHash(1), userID: ha, at: secondsIn(3)))
             let ended = try await store.rotateRefreshToken(
-                tokenHash(1), to: tokenHash(2), expiresAt: moment(3600), grace: .seconds(30), at: moment(4))
+                tokenHash(1), to: tokenHash(2), expiresAt: secondsIn(3600), grace: .seconds(30), at: secondsIn(4))
             #expect(ended == .invalid)
             // The user's other login goes on.
             let other = try await store.rotateRefreshToken(
-                tokenHash(5), to: tokenHash(6), expiresAt: moment(3600), grace: .seconds(30), at: moment(4))
+                tokenHash(5), to: tokenHash(6), expiresAt: secondsIn(3600), grace: .seconds(30), at: secondsIn(4))
             #expect(other == .rotated(userID: ha))
         }
     }
@@ -86,13 +91,13 @@ struct LoginStoreConformanceTests {
                 (UInt8(50), .zero, [(.reused, 1), (.invalid, 6)]),
             ] {
                 try await store.startLogin(
-                    userID: ha, tokenHash: tokenHash(first), expiresAt: moment(3600), at: moment(0))
+                    userID: ha, tokenHash: tokenHash(first), expiresAt: secondsIn(3600), at: secondsIn(0))
                 let outcomes = try await withThrowingTaskGroup(of: RefreshOutcome.self) { group in
                     for _ in 0..<8 {
                         group.addTask {
                             try await store.rotateRefreshToken(
-                                tokenHash(first), to: tokenHash(first + 1), expiresAt: moment(3600), grace: grace,
-                                at: moment(1))
+                                tokenHash(first), to: tokenHash(first + 1), expiresAt: secondsIn(3600), grace: grace,
+                                at: secondsIn(1))
                         }
                     }
                     return try await group.reduce(into: []) { $0.append($1) }
@@ -110,11 +115,12 @@ struct LoginStoreConformanceTests {
     func throttleRecords(engine: StoreEngine) async throws {
         try await withAccountInstance(engine) { instance in
             let store = instance.throttle
-            let start = try await store.updateThrottleKey("client:a", at: moment(0)) { state in
+            let start = try await store.updateThrottleKey("client:a", at: secondsIn(0)) { state in
                 let before = state
                 state = ThrottleKeyState(
-                    failures: [moment(0), moment(1)], blockedUntil: moment(60), rounds: 2, lastSeen: moment(1),
-                    forgetAt: moment(600))
+                    failures: [secondsIn(0), secondsIn(1)], blockedUntil: secondsIn(60), rounds: 2,
+                    lastSeen: secondsIn(1),
+                    forgetAt: secondsIn(600))
                 return before
             }
             #expect(start == ThrottleKeyState())
@@ -122,18 +128,18 @@ struct LoginStoreConformanceTests {
                 try await store.throttleStates(["client:a", "client:b"])
                     == [
                         "client:a": ThrottleKeyState(
-                            failures: [moment(0), moment(1)], blockedUntil: moment(60), rounds: 2,
-                            lastSeen: moment(1), forgetAt: moment(600))
+                            failures: [secondsIn(0), secondsIn(1)], blockedUntil: secondsIn(60), rounds: 2,
+                            lastSeen: secondsIn(1), forgetAt: secondsIn(600))
                     ])
             // Twenty records with nothing left to say, and one that still counts: each update
             // deletes at most `sweepLimit` of the twenty, never the one.
             for index in 0..<20 {
-                _ = try await store.updateThrottleKey("old:\(index)", at: moment(0)) { $0.forgetAt = moment(10) }
+                _ = try await store.updateThrottleKey("old:\(index)", at: secondsIn(0)) { $0.forgetAt = secondsIn(10) }
             }
             let old = (0..<20).map { "old:\($0)" }
-            _ = try await store.updateThrottleKey("client:b", at: moment(100)) { $0.forgetAt = moment(700) }
+            _ = try await store.updateThrottleKey("client:b", at: secondsIn(100)) { $0.forgetAt = secondsIn(700) }
             #expect(try await store.throttleStates(old).count == 20 - ThrottleKeyState.sweepLimit)
-            _ = try await store.updateThrottleKey("client:b", at: moment(101)) { $0.rounds += 1 }
+            _ = try await store.updateThrottleKey("client:b", at: secondsIn(101)) { $0.rounds += 1 }
             #expect(try await store.throttleStates(old).isEmpty)
             #expect(try await store.throttleStates(["client:a", "client:b"]).count == 2)
             #expect(try await store.throttleStates(["client:b"])["client:b"]?.rounds == 1)
@@ -149,7 +155,7 @@ struct LoginStoreConformanceTests {
         arguments: StoreEngine.allCases)
     func throttleAcrossInstances(engine: StoreEngine) async throws {
         try await withTwoAccountInstances(engine) { first, second in
-            let clock = TestClock(startingAt: moment(0))
+            let clock = TestClock(startingAt: secondsIn(0))
             let policy = LoginThrottle.Policy(perAccountClient: 100, perClient: 10, firstBlock: .seconds(60))
             let throttles = [first, second].map { LoginThrottle(store: $0.throttle, policy: policy, clock: clock.read) }
             /// `count` failures at once from client `client`, alternating between the instances;

@@ -31,8 +31,10 @@ struct MultipartFuzzFindingTests {
     }
 
     /// Header values (a UTF-8 filename) and bodies may hold any byte: only names are refused.
-    @Test func nonASCIIHeaderValuesAndBodiesStillUpload() async throws {
-        let environment = try TestEnvironment()
+    @Test(arguments: StoreEngine.allCases) func nonASCIIHeaderValuesAndBodiesStillUpload(engine: StoreEngine)
+        async throws
+    {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

@@ -16,12 +16,7 @@ extension TestEnvironment {
 
     /// Rows of the review tables: reviews and photos.
     func reviewRowCounts() async throws -> (reviews: Int, photos: Int) {
-        try await database.pool.read { db in
-            (
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") ?? 0,
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM photos") ?? 0
-            )
-        }
+        (try await rowCount("reviews"), try await rowCount("photos"))
     }
 }
 

@@ -9,9 +9,11 @@ import Testing
 
 @Suite("Creating reviews with photos")
 struct ReviewUploadTests {
-    @Test("a review with two photos is stored, its files are upright and bare, and the place counts it")
-    func createWithPhotos() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a review with two photos is stored, its files are upright and bare, and the place counts it",
+        arguments: StoreEngine.allCases)
+    func createWithPhotos(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -54,9 +56,9 @@ struct ReviewUploadTests {
         }
     }
 
-    @Test("photos are served with a strong ETag, immutable caching, 304 and HEAD")
-    func servePhotos() async throws {
-        let environment = try TestEnvironment()
+    @Test("photos are served with a strong ETag, immutable caching, 304 and HEAD", arguments: StoreEngine.allCases)
+    func servePhotos(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -93,9 +95,9 @@ struct ReviewUploadTests {
         }
     }
 
-    @Test("every bad upload gets the contract's answer and leaves no row and no file")
-    func badUploads() async throws {
-        let environment = try TestEnvironment()
+    @Test("every bad upload gets the contract's answer and leaves no row and no file", arguments: StoreEngine.allCases)
+    func badUploads(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -130,9 +132,10 @@ struct ReviewUploadTests {
         }
     }
 
-    @Test("broken multipart bodies are 400, other media types 415, and nothing is kept")
-    func brokenBodies() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "broken multipart bodies are 400, other media types 415, and nothing is kept", arguments: StoreEngine.allCases)
+    func brokenBodies(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

@@ -14,9 +14,11 @@ struct ExpectContinueTests {
                 .joined(separator: "\r\n").utf8)
     }
 
-    @Test("an upload that expects 100-continue gets it before sending the body, then its 201")
-    func continueThenCreated() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "an upload that expects 100-continue gets it before sending the body, then its 201",
+        arguments: StoreEngine.allCases)
+    func continueThenCreated(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withLiveClient { port, client in
             let token = try tokens(try await client.register(email: "e@example.com", nickname: "expecter")).access
             let place = try await client.addPlace("Patty Lab", token: token)
@@ -46,9 +48,11 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test("an upload without a token gets its 401 without 100, and the connection closes at once")
-    func refusedBeforeBody() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "an upload without a token gets its 401 without 100, and the connection closes at once",
+        arguments: StoreEngine.allCases)
+    func refusedBeforeBody(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         // A drain of the unsent body would outlast the socket's 20 s read timeout: a closed
         // connection shows the service did not wait for a body the client will never send.
         var limits = ConnectionLimits()
@@ -72,9 +76,11 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test("a declared length over every route's limit is 413 and an unknown expectation 417, without 100")
-    func refusedByTheHead() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a declared length over every route's limit is 413 and an unknown expectation 417, without 100",
+        arguments: StoreEngine.allCases)
+    func refusedByTheHead(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withLiveClient { port, _ in
             let oversize = try await RawSocket.onThread {
                 let socket = try RawSocket(port: port)
@@ -103,9 +109,11 @@ struct ExpectContinueTests {
         }
     }
 
-    @Test("a request that expects 100 but whose route reads no body gets only its answer")
-    func noBodyRead() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a request that expects 100 but whose route reads no body gets only its answer", arguments: StoreEngine.allCases
+    )
+    func noBodyRead(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withLiveClient { port, _ in
             let answer = try await RawSocket.onThread {
                 let socket = try RawSocket(port: port)

@@ -40,9 +40,9 @@ struct FieldRuleTests {
         #expect(stored.items.map(\.place.externalId) == ["f3", "f6"])
     }
 
-    @Test("the API answers the same name with the same rule and message")
-    func apiAgrees() async throws {
-        let environment = try TestEnvironment()
+    @Test("the API answers the same name with the same rule and message", arguments: StoreEngine.allCases)
+    func apiAgrees(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let body = try await client.register(email: "rules@example.com", nickname: "rules")
             let token = try tokens(body).access

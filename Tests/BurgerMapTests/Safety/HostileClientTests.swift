@@ -10,9 +10,9 @@ import Testing
 struct HostileClientTests {
     /// Runs `body` with the port of a live server on a fresh database.
     static func withLiveServer(
-        _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
+        _ engine: StoreEngine, _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
-        let environment = try TestEnvironment()
+        let environment = try await TestEnvironment(engine)
         let app = Application(
             router: await environment.makeRouter(), server: .guardedHTTP1(ConnectionLimits()),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
@@ -34,9 +34,11 @@ struct HostileClientTests {
         Array((lines + ["Host: 127.0.0.1", "Content-Length: \(body)", "", ""]).joined(separator: "\r\n").utf8)
     }
 
-    @Test("a client that writes its whole body first receives the early 413, then the connection closes")
-    func writeFirstClients() async throws {
-        try await Self.withLiveServer { port, client in
+    @Test(
+        "a client that writes its whole body first receives the early 413, then the connection closes",
+        arguments: StoreEngine.allCases)
+    func writeFirstClients(engine: StoreEngine) async throws {
+        try await Self.withLiveServer(engine) { port, client in
             let token = try tokens(try await client.register(email: "w@example.com", nickname: "writer")).access
             let place = try await client.addPlace("Patty Lab", token: token)
             // A JSON body over its 64 KiB limit.
@@ -67,9 +69,11 @@ struct HostileClientTests {
         }
     }
 
-    @Test("broken framing is a 400 problem document and a closed connection; an unknown coding is 501")
-    func framingErrors() async throws {
-        try await Self.withLiveServer { port, _ in
+    @Test(
+        "broken framing is a 400 problem document and a closed connection; an unknown coding is 501",
+        arguments: StoreEngine.allCases)
+    func framingErrors(engine: StoreEngine) async throws {
+        try await Self.withLiveServer(engine) { port, _ in
             let chunked = ["POST /v1/auth/login HTTP/1.1", "Host: 127.0.0.1", "Content-Type: application/json"]
             let cases: [(request: String, status: String)] = [
                 (

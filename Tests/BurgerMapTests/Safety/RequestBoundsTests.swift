@@ -8,9 +8,11 @@ import Testing
 
 @Suite("Bounded work per request")
 struct RequestBoundsTests {
-    @Test("a form of a thousand tiny parts is refused at the 17th with a small problem document")
-    func tooManyParts() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a form of a thousand tiny parts is refused at the 17th with a small problem document",
+        arguments: StoreEngine.allCases)
+    func tooManyParts(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -25,9 +27,9 @@ struct RequestBoundsTests {
         }
     }
 
-    @Test("a part with too many headers is refused")
-    func tooManyPartHeaders() async throws {
-        let environment = try TestEnvironment()
+    @Test("a part with too many headers is refused", arguments: StoreEngine.allCases)
+    func tooManyPartHeaders(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

@@ -42,9 +42,11 @@ struct CreatedLocationTests {
         }
     }
 
-    @Test("every documented 201 route answers a Location that GET resolves to the same resource")
-    func everyCreation() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "every documented 201 route answers a Location that GET resolves to the same resource",
+        arguments: StoreEngine.allCases)
+    func everyCreation(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             var walked: Set<String> = []
 
@@ -101,9 +103,9 @@ struct CreatedLocationTests {
         }
     }
 
-    @Test("GET /v1/comments/{id}: the comment, or 404 not_found")
-    func showComment() async throws {
-        let environment = try TestEnvironment()
+    @Test("GET /v1/comments/{id}: the comment, or 404 not_found", arguments: StoreEngine.allCases)
+    func showComment(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let missing = try await client.execute(uri: "/v1/comments/424242", method: .get)
             #expect(missing.status == .notFound)

@@ -32,9 +32,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("an empty cursor is 400 invalid_cursor; leaving it out is the first page")
-    func emptyCursor() async throws {
-        let environment = try TestEnvironment()
+    @Test("an empty cursor is 400 invalid_cursor; leaving it out is the first page", arguments: StoreEngine.allCases)
+    func emptyCursor(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let empty = try await client.execute(uri: "/v1/reviews?cursor=", method: .get)
             #expect(empty.status == .badRequest)
@@ -44,9 +44,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("null for a review's rating or text is 400 not_null and changes nothing")
-    func nullInReviewPatch() async throws {
-        let environment = try TestEnvironment()
+    @Test("null for a review's rating or text is 400 not_null and changes nothing", arguments: StoreEngine.allCases)
+    func nullInReviewPatch(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -64,9 +64,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("PATCH /v1/users/me: a null bio clears it, a null nickname is 400 not_null")
-    func nullInProfilePatch() async throws {
-        let environment = try TestEnvironment()
+    @Test("PATCH /v1/users/me: a null bio clears it, a null nickname is 400 not_null", arguments: StoreEngine.allCases)
+    func nullInProfilePatch(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let set = try await client.send(.patch, "/v1/users/me", json: ["bio": "Smash fan"], token: alice.token)
@@ -82,9 +82,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("unfollowing yourself answers following false; following yourself stays 400")
-    func unfollowYourself() async throws {
-        let environment = try TestEnvironment()
+    @Test("unfollowing yourself answers following false; following yourself stays 400", arguments: StoreEngine.allCases)
+    func unfollowYourself(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let unfollow = try await client.send(.delete, "/v1/users/\(alice.id)/follow", token: alice.token)
@@ -97,9 +97,11 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("a request reusing an Idempotency-Key with an invalid form gets its own 400, not the replay")
-    func idempotencyKeyWithInvalidForm() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a request reusing an Idempotency-Key with an invalid form gets its own 400, not the replay",
+        arguments: StoreEngine.allCases)
+    func idempotencyKeyWithInvalidForm(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -114,9 +116,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("review form parts with other names are ignored, even repeated or not UTF-8")
-    func otherPartsIgnored() async throws {
-        let environment = try TestEnvironment()
+    @Test("review form parts with other names are ignored, even repeated or not UTF-8", arguments: StoreEngine.allCases)
+    func otherPartsIgnored(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -133,9 +135,9 @@ struct DocumentedInputTests {
         }
     }
 
-    @Test("a comment within 1000 characters but over 1000 code points is too_long")
-    func commentCodePoints() async throws {
-        let environment = try TestEnvironment()
+    @Test("a comment within 1000 characters but over 1000 code points is too_long", arguments: StoreEngine.allCases)
+    func commentCodePoints(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

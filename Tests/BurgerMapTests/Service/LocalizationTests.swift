@@ -49,9 +49,10 @@ struct LocalizationTests {
         #expect(Language.preferred(by: header) == expected)
     }
 
-    @Test("problems answer in the requested language: title, detail and field messages")
-    func problemsAreLocalized() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "problems answer in the requested language: title, detail and field messages", arguments: StoreEngine.allCases)
+    func problemsAreLocalized(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let korean = try await client.send(.get, "/v1/places/nearby?lat=100&lng=0", language: "ko-KR,ko;q=0.9")
             #expect(korean.status == .badRequest)

@@ -9,8 +9,8 @@ import Testing
 @Suite("Response compression")
 struct ResponseCompressionTests {
     /// 200 places in one viewport: about 40 KB of JSON.
-    static func environmentWithPlaces() async throws -> TestEnvironment {
-        let environment = try TestEnvironment()
+    static func environmentWithPlaces(_ engine: StoreEngine) async throws -> TestEnvironment {
+        let environment = try await TestEnvironment(engine)
         try await environment.insert(
             (0..<200).map {
                 PlaceDraft(
@@ -38,9 +38,11 @@ struct ResponseCompressionTests {
         response.headers[values: .vary].joined(separator: ",").lowercased().contains("accept-encoding")
     }
 
-    @Test("gzip and deflate answers decompress to the identity answer's bytes, in a quarter of them or less")
-    func gzipAndDeflate() async throws {
-        let environment = try await Self.environmentWithPlaces()
+    @Test(
+        "gzip and deflate answers decompress to the identity answer's bytes, in a quarter of them or less",
+        arguments: StoreEngine.allCases)
+    func gzipAndDeflate(engine: StoreEngine) async throws {
+        let environment = try await Self.environmentWithPlaces(engine)
         try await environment.withClient { client in
             let plain = try await Self.get(client, Self.viewport, acceptEncoding: nil)
             #expect(plain.status == .ok)
@@ -60,9 +62,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("q-values choose the coding; q=0 refuses one; identity and * are understood")
-    func qualityValues() async throws {
-        let environment = try await Self.environmentWithPlaces()
+    @Test("q-values choose the coding; q=0 refuses one; identity and * are understood", arguments: StoreEngine.allCases)
+    func qualityValues(engine: StoreEngine) async throws {
+        let environment = try await Self.environmentWithPlaces(engine)
         try await environment.withClient { client in
             let cases: [(String, String?)] = [
                 ("gzip;q=0", nil), ("identity", nil), ("gzip;q=0, deflate", "deflate"), ("*", "gzip"),
@@ -79,9 +81,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("an Accept-Encoding of thousands of entries is read up to its 32nd entry")
-    func boundedEntries() async throws {
-        let environment = try await Self.environmentWithPlaces()
+    @Test("an Accept-Encoding of thousands of entries is read up to its 32nd entry", arguments: StoreEngine.allCases)
+    func boundedEntries(engine: StoreEngine) async throws {
+        let environment = try await Self.environmentWithPlaces(engine)
         try await environment.withClient { client in
             let late = Array(repeating: "br", count: AcceptEncoding.maximumEntries).joined(separator: ", ") + ", gzip"
             let ignored = try await Self.get(client, Self.viewport, acceptEncoding: late)
@@ -92,9 +94,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("answers under 1 KiB go out as they are, with Content-Length and Vary")
-    func smallAnswers() async throws {
-        let environment = try await Self.environmentWithPlaces()
+    @Test("answers under 1 KiB go out as they are, with Content-Length and Vary", arguments: StoreEngine.allCases)
+    func smallAnswers(engine: StoreEngine) async throws {
+        let environment = try await Self.environmentWithPlaces(engine)
         try await environment.withClient { client in
             let health = try await Self.get(client, "/health", acceptEncoding: "gzip")
             #expect(health.headers[.contentEncoding] == nil)
@@ -111,9 +113,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("the OpenAPI document (YAML) is compressed")
-    func yaml() async throws {
-        let environment = try TestEnvironment()
+    @Test("the OpenAPI document (YAML) is compressed", arguments: StoreEngine.allCases)
+    func yaml(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let plain = try await Self.get(client, "/openapi.yaml", acceptEncoding: nil)
             let response = try await Self.get(client, "/openapi.yaml", acceptEncoding: "gzip")
@@ -123,9 +125,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("HEAD answers with the headers of its GET, compressed or not")
-    func head() async throws {
-        let environment = try await Self.environmentWithPlaces()
+    @Test("HEAD answers with the headers of its GET, compressed or not", arguments: StoreEngine.allCases)
+    func head(engine: StoreEngine) async throws {
+        let environment = try await Self.environmentWithPlaces(engine)
         try await environment.withClient { client in
             for encoding in ["gzip", "identity"] {
                 let get = try await Self.get(client, Self.viewport, acceptEncoding: encoding)
@@ -145,9 +147,9 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("photos are never compressed and do not vary by Accept-Encoding")
-    func photos() async throws {
-        let environment = try TestEnvironment()
+    @Test("photos are never compressed and do not vary by Accept-Encoding", arguments: StoreEngine.allCases)
+    func photos(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let member = try await client.member("photographer")
             let place = try await client.addPlace("Photo Burger", token: member.token)

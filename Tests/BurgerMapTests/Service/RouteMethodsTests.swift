@@ -30,9 +30,11 @@ struct RouteMethodsTests {
         }
     }
 
-    @Test("405 comes before authentication: a wrong method on a signed-in route is 405 without a token")
-    func methodBeforeAuthentication() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "405 comes before authentication: a wrong method on a signed-in route is 405 without a token",
+        arguments: StoreEngine.allCases)
+    func methodBeforeAuthentication(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/v1/feed", method: .post)
             #expect(response.status == .methodNotAllowed)
@@ -40,9 +42,9 @@ struct RouteMethodsTests {
         }
     }
 
-    @Test("the 405 problem follows Accept-Language")
-    func methodNotAllowedInKorean() async throws {
-        let environment = try TestEnvironment()
+    @Test("the 405 problem follows Accept-Language", arguments: StoreEngine.allCases)
+    func methodNotAllowedInKorean(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(
                 uri: "/v1/feed", method: .delete, headers: [.acceptLanguage: "ko"])
@@ -70,9 +72,11 @@ struct RouteMethodsTests {
         }
     }
 
-    @Test("a path that is no route stays 404 not_found whatever the method, OPTIONS included")
-    func unknownPath() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a path that is no route stays 404 not_found whatever the method, OPTIONS included",
+        arguments: StoreEngine.allCases)
+    func unknownPath(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             for method in [HTTPRequest.Method.delete, .options, .post] {
                 let response = try await client.execute(uri: "/v1/nothing/here", method: method)
@@ -83,9 +87,9 @@ struct RouteMethodsTests {
         }
     }
 
-    @Test("HEAD answers a GET route's status and headers without the body")
-    func head() async throws {
-        let environment = try TestEnvironment()
+    @Test("HEAD answers a GET route's status and headers without the body", arguments: StoreEngine.allCases)
+    func head(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let get = try await client.execute(uri: "/v1/places/nearby?lat=1&lng=2", method: .get)
             let head = try await client.execute(uri: "/v1/places/nearby?lat=1&lng=2", method: .head)

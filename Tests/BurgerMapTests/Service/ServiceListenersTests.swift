@@ -7,9 +7,9 @@ import Testing
 
 @Suite("Listeners and version")
 struct ServiceListenersTests {
-    @Test("GET /health names the version")
-    func healthVersion() async throws {
-        let environment = try TestEnvironment()
+    @Test("GET /health names the version", arguments: StoreEngine.allCases)
+    func healthVersion(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let body = try json(try await client.execute(uri: "/health", method: .get))
             #expect(body["status"] as? String == "ok")
@@ -18,17 +18,19 @@ struct ServiceListenersTests {
         }
     }
 
-    @Test("with a metrics listener, the API port answers /metrics 404 and the listener serves only /metrics")
-    func separateMetrics() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "with a metrics listener, the API port answers /metrics 404 and the listener serves only /metrics",
+        arguments: StoreEngine.allCases)
+    func separateMetrics(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let api = Application(
             router: buildRouter(
                 ServiceDependencies(
-                    stores: ServiceStores(environment.database), secret: environment.secret,
+                    stores: environment.stores, secret: environment.secret,
                     accounts: AccountServices(
                         accessTokens: await AccessTokens(
                             key: environment.secret.derivedKey(purpose: "t"), lifetime: .seconds(300)),
-                        throttle: LoginThrottle(store: environment.database)),
+                        throttle: LoginThrottle(store: environment.stores.throttle)),
                     media: environment.media),
                 servesMetrics: false))
         try await api.test(.router) { client in

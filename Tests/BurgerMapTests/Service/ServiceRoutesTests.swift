@@ -8,9 +8,9 @@ import Yams
 
 @Suite("Service routes")
 struct ServiceRoutesTests {
-    @Test("GET /health answers ok while the database answers")
-    func health() async throws {
-        let environment = try TestEnvironment()
+    @Test("GET /health answers ok while the database answers", arguments: StoreEngine.allCases)
+    func health(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/health", method: .get)
             #expect(response.status == .ok)
@@ -18,9 +18,9 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("an unknown route is a 404 problem document with a request id")
-    func unknownRoute() async throws {
-        let environment = try TestEnvironment()
+    @Test("an unknown route is a 404 problem document with a request id", arguments: StoreEngine.allCases)
+    func unknownRoute(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/v1/nothing/here", method: .get)
             #expect(response.status == .notFound)
@@ -33,9 +33,9 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("GET /metrics counts requests by route and status in Prometheus format")
-    func metrics() async throws {
-        let environment = try TestEnvironment()
+    @Test("GET /metrics counts requests by route and status in Prometheus format", arguments: StoreEngine.allCases)
+    func metrics(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             _ = try await client.execute(uri: "/v1/places/nearby?lat=1&lng=2", method: .get)
             _ = try await client.execute(uri: "/v1/places/nearby?lat=100&lng=2", method: .get)
@@ -51,9 +51,9 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("the OpenAPI document describes exactly the router's routes")
-    func openAPIMatchesRouter() async throws {
-        let environment = try TestEnvironment()
+    @Test("the OpenAPI document describes exactly the router's routes", arguments: StoreEngine.allCases)
+    func openAPIMatchesRouter(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let routes = Set(
             await environment.makeRouter().routes.map { route in
                 let path = route.path.description.split(separator: "/").map { part in

@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Comments")
 struct CommentTests {
-    @Test("comments list oldest first, keyset-paged, and keep the review's comment_count exact")
-    func listAndCount() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "comments list oldest first, keyset-paged, and keep the review's comment_count exact",
+        arguments: StoreEngine.allCases)
+    func listAndCount(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -50,9 +52,11 @@ struct CommentTests {
         }
     }
 
-    @Test("the author edits; the author or the review's author deletes; anyone else is 403")
-    func authorization() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "the author edits; the author or the review's author deletes; anyone else is 403",
+        arguments: StoreEngine.allCases)
+    func authorization(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -95,9 +99,11 @@ struct CommentTests {
         }
     }
 
-    @Test("empty, blank, over-long, missing or mistyped text is 400; a missing review is 404; nothing is stored")
-    func badInput() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "empty, blank, over-long, missing or mistyped text is 400; a missing review is 404; nothing is stored",
+        arguments: StoreEngine.allCases)
+    func badInput(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

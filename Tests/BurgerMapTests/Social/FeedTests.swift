@@ -7,9 +7,11 @@ import Testing
 
 @Suite("Feed")
 struct FeedTests {
-    @Test("the feed holds the followed users' reviews and my own, newest first, and nobody else's")
-    func content() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "the feed holds the followed users' reviews and my own, newest first, and nobody else's",
+        arguments: StoreEngine.allCases)
+    func content(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let me = try await client.member("reader")
             let followed = try await client.member("followed")
@@ -35,9 +37,11 @@ struct FeedTests {
         }
     }
 
-    @Test("a feed cursor works for its owner only, and a cursor of another list is refused")
-    func cursors() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "a feed cursor works for its owner only, and a cursor of another list is refused",
+        arguments: StoreEngine.allCases)
+    func cursors(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -64,9 +68,11 @@ struct FeedTests {
         }
     }
 
-    @Test("items added or deleted while a client pages: none seen twice, none that existed throughout skipped")
-    func pagingWhileWriting() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "items added or deleted while a client pages: none seen twice, none that existed throughout skipped",
+        arguments: StoreEngine.allCases)
+    func pagingWhileWriting(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let reader = try await client.member("reader")
             let writer = try await client.member("writer")

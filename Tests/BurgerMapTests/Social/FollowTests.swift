@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Follows")
 struct FollowTests {
-    @Test("follow toggles are idempotent; profiles show exact counts and the viewer's is_following")
-    func togglesAndProfiles() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "follow toggles are idempotent; profiles show exact counts and the viewer's is_following",
+        arguments: StoreEngine.allCases)
+    func togglesAndProfiles(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -43,9 +45,11 @@ struct FollowTests {
         }
     }
 
-    @Test("followers and following list newest follow first, keyset-paged, with per-user cursors")
-    func lists() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "followers and following list newest follow first, keyset-paged, with per-user cursors",
+        arguments: StoreEngine.allCases)
+    func lists(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -81,10 +85,10 @@ struct FollowTests {
     }
 
     @Test(
-        "following yourself is 400 (unfollowing yourself answers following false), a missing user 404, without a token 401; nothing is stored"
-    )
-    func badInput() async throws {
-        let environment = try TestEnvironment()
+        "following yourself is 400 (unfollowing yourself answers following false), a missing user 404, without a token 401; nothing is stored",
+        arguments: StoreEngine.allCases)
+    func badInput(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             for method: HTTPRequest.Method in [.put, .delete] {

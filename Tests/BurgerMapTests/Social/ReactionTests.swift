@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Likes and bookmarks")
 struct ReactionTests {
-    @Test("PUT and DELETE are idempotent, counts are exact, and viewer fields are the viewer's own")
-    func toggles() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "PUT and DELETE are idempotent, counts are exact, and viewer fields are the viewer's own",
+        arguments: StoreEngine.allCases)
+    func toggles(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -48,9 +50,9 @@ struct ReactionTests {
         }
     }
 
-    @Test("50 users liking at once end at 50; one user liking twice at once ends at 1")
-    func concurrentLikes() async throws {
-        let environment = try TestEnvironment()
+    @Test("50 users liking at once end at 50; one user liking twice at once ends at 1", arguments: StoreEngine.allCases)
+    func concurrentLikes(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let author = try await client.member("author")
             let place = try await client.addPlace("Patty Lab", token: author.token)
@@ -101,9 +103,11 @@ struct ReactionTests {
         }
     }
 
-    @Test("my likes and bookmarks: most recent first, keyset-paged, only mine, deleted reviews gone")
-    func personalLists() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "my likes and bookmarks: most recent first, keyset-paged, only mine, deleted reviews gone",
+        arguments: StoreEngine.allCases)
+    func personalLists(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -148,9 +152,11 @@ struct ReactionTests {
         }
     }
 
-    @Test("unknown, malformed and deleted reviews are 404; a deleted review takes its likes, bookmarks and comments")
-    func missingReviews() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "unknown, malformed and deleted reviews are 404; a deleted review takes its likes, bookmarks and comments",
+        arguments: StoreEngine.allCases)
+    func missingReviews(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")

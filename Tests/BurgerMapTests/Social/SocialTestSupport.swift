@@ -47,10 +47,3 @@ extension TestClientProtocol {
 func ids(_ items: [[String: Any]]) -> [Int64] {
     items.compactMap { ($0["id"] as? NSNumber)?.int64Value }
 }
-
-extension TestEnvironment {
-    /// The number of rows of `table` (a name from the schema).
-    func rowCount(_ table: String) async throws -> Int {
-        try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
-    }
-}

@@ -6,9 +6,11 @@ import Testing
 
 @Suite("Every write route with another user's token")
 struct WrongUserTests {
-    @Test("someone else's review, comment, like, bookmark, follow, profile and login stay as they were")
-    func everyWriteRoute() async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        "someone else's review, comment, like, bookmark, follow, profile and login stay as they were",
+        arguments: StoreEngine.allCases)
+    func everyWriteRoute(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let aliceTokens = try tokens(try await client.register(email: "alice@example.com", nickname: "alice"))
             let alice = aliceTokens.access

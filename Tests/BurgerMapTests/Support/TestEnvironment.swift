@@ -1,14 +1,27 @@
 import BurgerMap
+import BurgerMapPostgres
 import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
 import Testing
 
-/// A temporary data folder with a real SQLite + SpatiaLite database, removed afterwards.
+/// A temporary data folder (photos, and the SQLite file) and a real storage engine: SQLite +
+/// SpatiaLite in the folder, or PostgreSQL + PostGIS in a schema of its own on the cluster that
+/// scripts/postgres starts. Removed afterwards (the cluster goes with its script).
 final class TestEnvironment: @unchecked Sendable {
     let folder: URL
-    let database: AppDatabase
+    let engine: StoreEngine
+    /// The stores of the engine, as the router uses them.
+    let stores: ServiceStores
+    private let sqlite: AppDatabase?
+    /// The PostgreSQL engine, when `engine` is `.postgres`.
+    let postgres: PostgresEngine?
+    /// Runs the PostgreSQL pool while the environment lives.
+    private let pool: Task<Void, Never>?
+    /// The SQLite database, for the tests that are about the SQLite engine itself (the import,
+    /// backup, and store-level checks); never used by a test that runs on both engines.
+    var database: AppDatabase { sqlite! }
     /// Photo processing and files under the same data folder.
     let media: MediaServices
     let secret = ServiceSecret.random()
@@ -23,14 +36,50 @@ final class TestEnvironment: @unchecked Sendable {
     /// Whether the routers this environment builds write access log lines.
     var accessLog = true
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("burgermap-tests-\(UUID().uuidString)", isDirectory: true)
-        database = try AppDatabase(dataDirectory: folder)
+    /// An environment on SQLite.
+    convenience init() throws {
+        let folder = Self.newFolder()
+        let database = try AppDatabase(dataDirectory: folder)
+        try self.init(folder: folder, engine: .sqlite, sqlite: database, postgres: nil)
+    }
+
+    /// An environment on `engine`.
+    convenience init(_ engine: StoreEngine) async throws {
+        guard engine == .postgres else {
+            try self.init()
+            return
+        }
+        let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        var logger = Logger(label: "burgermap-tests.postgres")
+        logger.logLevel = .error
+        let postgres = try await PostgresEngine.open(
+            url: try testDatabaseURL(), schema: schema, maximumConnections: 4, logger: logger)
+        try self.init(folder: Self.newFolder(), engine: .postgres, sqlite: nil, postgres: postgres)
+    }
+
+    private init(folder: URL, engine: StoreEngine, sqlite: AppDatabase?, postgres: PostgresEngine?) throws {
+        self.folder = folder
+        self.engine = engine
+        self.sqlite = sqlite
+        self.postgres = postgres
+        if let postgres {
+            stores = postgres.stores
+            pool = Task { await postgres.client.run() }
+        } else {
+            stores = ServiceStores(sqlite!)
+            pool = nil
+        }
         media = try MediaServices(dataDirectory: folder)
     }
 
+    private static func newFolder() -> URL {
+        FileManager.default.temporaryDirectory
+            .appendingPathComponent("burgermap-tests-\(UUID().uuidString)", isDirectory: true)
+    }
+
     deinit {
+        // The pool closes its connections; the schema stays until the throw-away cluster goes.
+        pool?.cancel()
         try? FileManager.default.removeItem(at: folder)
     }
 
@@ -39,10 +88,11 @@ final class TestEnvironment: @unchecked Sendable {
         let accounts = AccountServices(
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
-            throttle: LoginThrottle(store: database, policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
+            throttle: LoginThrottle(
+                store: stores.throttle, policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
             successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
         var dependencies = ServiceDependencies(
-            stores: ServiceStores(database), secret: secret, accounts: accounts, media: media)
+            stores: stores, secret: secret, accounts: accounts, media: media)
         dependencies.trustedProxies = trustedProxies
         dependencies.accessLog = accessLog
         return buildRouter(dependencies)
@@ -86,9 +136,10 @@ final class TestEnvironment: @unchecked Sendable {
         return url
     }
 
-    /// Stores places directly through the storage layer.
+    /// Stores places directly through the storage layer, without a creator (as an import does).
     @discardableResult
     func insert(_ drafts: [PlaceDraft]) async throws -> [Place] {
+        if let postgres { return try await PostgresHarness(engine: postgres).insert(drafts) }
         var places: [Place] = []
         for draft in drafts {
             places.append(try await database.insertPlace(draft))
