@@ -93,7 +93,10 @@ public final class PostgresEngine: Service, Sendable {
 
     /// Runs the pool until the task is cancelled or the service group shuts down.
     public func run() async throws {
-        await client.run()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.client.run() }
+            group.addTask { await self.health.monitor() }
+        }
     }
 
     /// Opens an engine, runs its pool in a child task while `body` runs, and stops it afterwards.
@@ -104,7 +107,7 @@ public final class PostgresEngine: Service, Sendable {
     ) async throws -> Result {
         let engine = try await open(url: url, schema: schema, maximumConnections: maximumConnections, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await engine.client.run() }
+            group.addTask { try await engine.run() }
             defer { group.cancelAll() }
             return try await body(engine)
         }

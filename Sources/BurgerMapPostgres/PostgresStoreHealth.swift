@@ -3,13 +3,56 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// Whether the PostgreSQL server answers (`GET /health`).
+/// Whether the PostgreSQL server answers (`GET /health`), and the last answer of a check that
+/// runs every second (`monitor`), which turns requests away with `503` while the server is gone.
 public struct PostgresStoreHealth: StoreHealth {
     let client: PostgresClient
     let logger: Logger
     /// How long to wait for the answer: a server that is gone may leave a query waiting for a
     /// connection or an answer far longer than a health check may take.
     var timeout: Duration = .seconds(2)
+    /// The last check's answer, shared by every copy of this value.
+    private let available = Availability()
+
+    init(client: PostgresClient, logger: Logger, timeout: Duration = .seconds(2)) {
+        self.client = client
+        self.logger = logger
+        self.timeout = timeout
+    }
+
+    public var isAvailable: Bool { available.value.load(ordering: .relaxed) }
+
+    /// Errors of a connection that is gone: the server went away under a query.
+    public func isOutage(_ error: any Error) -> Bool {
+        guard let error = error as? PSQLError else { return false }
+        switch error.code {
+        case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Checks the server every `interval` until cancelled, logging each change.
+    func monitor(every interval: Duration = .seconds(1)) async {
+        while !Task.isCancelled {
+            let reachable = await isReachable()
+            let was = available.value.exchange(reachable, ordering: .relaxed)
+            if was != reachable {
+                if reachable {
+                    logger.notice("database reachable again: serving requests")
+                } else {
+                    logger.error("database unreachable: answering 503 until it is back")
+                }
+            }
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// The last answer, in a reference all copies share.
+    private final class Availability: Sendable {
+        let value = Atomic<Bool>(true)
+    }
 
     /// Answers whether `SELECT 1` comes back within the timeout.
     public func isReachable() async -> Bool {

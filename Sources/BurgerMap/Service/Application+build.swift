@@ -83,6 +83,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let health = dependencies.stores.health
     router.add(middleware: ProblemMiddleware(isOutage: { health.isOutage($0) }))
     router.add(middleware: ExpectContinueMiddleware())
+    router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: MetricsMiddleware())
     let stores = dependencies.stores
     let cursors = CursorCodec(secret: dependencies.secret)

@@ -5,11 +5,16 @@ public protocol StoreHealth: Sendable {
     /// Whether an error a store threw means that the database cannot be reached (the request
     /// is answered `503 service_unavailable`, not `500`).
     func isOutage(_ error: any Error) -> Bool
+    /// Whether the database answered its last check: while it does not, requests that need it
+    /// are answered `503` at once instead of waiting for it (a cached value, read per request).
+    var isAvailable: Bool { get }
 }
 
 extension StoreHealth {
     /// An embedded database is never away: its errors are the service's own (`500`).
     public func isOutage(_ error: any Error) -> Bool { false }
+    /// An embedded database is always there.
+    public var isAvailable: Bool { true }
 }
 
 /// Everything one storage engine provides: the SQLite engine (`AppDatabase`) and the PostgreSQL

@@ -64,7 +64,7 @@ final class TestEnvironment: @unchecked Sendable {
         self.postgres = postgres
         if let postgres {
             stores = postgres.stores
-            pool = Task { await postgres.client.run() }
+            pool = Task { try? await postgres.run() }
         } else {
             stores = ServiceStores(sqlite!)
             pool = nil
