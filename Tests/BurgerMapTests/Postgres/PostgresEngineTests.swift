@@ -73,4 +73,50 @@ struct PostgresEngineStartTests {
             _ = try await PostgresEngine.open(url: base, schema: "Bad-Name")
         }
     }
+
+    /// scripts/postgres makes `burgermap_password` log in with a password (scram-sha-256), and
+    /// `burgermap_plain`, who may not create extensions, owner of a database without PostGIS.
+    @Test("a wrong password, a missing password and a database without PostGIS are told apart")
+    func loginAndPostGISErrors() async throws {
+        let base = try testDatabaseURL()
+        var wrong = base
+        wrong.username = "burgermap_password"
+        wrong.password = "wrong-password"
+        do {
+            _ = try await PostgresEngine.open(url: wrong)
+            Issue.record("a wrong password must be refused")
+        } catch let error as PostgresEngineError {
+            guard case .authenticationFailed(let user, _) = error else {
+                Issue.record("expected a refused login, got \(error)")
+                return
+            }
+            #expect(user == "burgermap_password")
+            #expect("\(error)".contains("wrong password"))
+            #expect(!"\(error)".contains("wrong-password"), "the message never repeats the password")
+        }
+        var none = wrong
+        none.password = nil
+        await #expect(throws: PostgresEngineError.passwordRequired(user: "burgermap_password")) {
+            _ = try await PostgresEngine.open(url: none)
+        }
+        var right = wrong
+        right.password = "right-password"
+        let schema = "test_password_" + String(UInt32.random(in: 0...UInt32.max))
+        try await PostgresEngine.withEngine(url: right, schema: schema) { engine in
+            #expect(await engine.health.isReachable())
+        }
+        var plain = base
+        plain.username = "burgermap_plain"
+        plain.database = "burgermap_plain"
+        do {
+            _ = try await PostgresEngine.open(url: plain)
+            Issue.record("a database without PostGIS, which the user may not create, must be refused")
+        } catch let error as PostgresEngineError {
+            guard case .postgisUnavailable = error else {
+                Issue.record("expected PostGIS to be reported missing, got \(error)")
+                return
+            }
+            #expect("\(error)".contains("install postgresql-15-postgis-3"))
+        }
+    }
 }
