@@ -1,6 +1,7 @@
 import ArgumentParser
 import BurgerMap
 import Foundation
+import Logging
 
 /// `burgermap backup FILE`: a consistent copy of the database while the service runs.
 struct Backup: AsyncParsableCommand {
@@ -9,7 +10,8 @@ struct Backup: AsyncParsableCommand {
         discussion: """
             The copy is one consistent snapshot (SQLite's VACUUM INTO), checked before it takes \
             its name. Photos are files in DATA_DIR/photos, written once and never changed: copy \
-            that folder (for example with rsync) after the database. Keep DATA_DIR/secret.key too.
+            that folder (for example with rsync) after the database. Keep DATA_DIR/secret.key too. \
+            For PostgreSQL (`serve --database`), use pg_dump and copy the photo folder.
             """)
 
     @Argument(help: "Where to write the copy (must not exist).") var file: String
@@ -34,11 +36,12 @@ struct ListSources: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sources", abstract: "List the import sources and their places.")
 
-    @OptionGroup var data: DataOptions
+    @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        let database = try AppDatabase(dataDirectory: data.dataDirectory)
-        let sources = try await database.placeSources()
+        let sources = try await storage.withStores(logger: Logger(label: "burgermap")) { stores, _ in
+            try await stores.places.placeSources()
+        }
         guard !sources.isEmpty else {
             print("no import sources")
             return
@@ -64,11 +67,12 @@ struct RemoveSource: AsyncParsableCommand {
         discussion: "Places with reviews stay (reviews keep their place); the command says how many.")
 
     @Argument(help: "The source's name, as `burgermap sources` lists it.") var name: String
-    @OptionGroup var data: DataOptions
+    @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        let database = try AppDatabase(dataDirectory: data.dataDirectory)
-        let (deleted, kept) = try await database.removePlaceSource(name)
+        let (deleted, kept) = try await storage.withStores(logger: Logger(label: "burgermap")) { [name] stores, _ in
+            try await stores.places.removePlaceSource(name)
+        }
         guard deleted + kept > 0 else {
             printError("burgermap remove-source: no places from source \"\(name)\"")
             throw ExitCode.failure

@@ -161,4 +161,29 @@ public struct PostgresPlaceStore: PlaceStore {
             return .deleted
         }
     }
+
+    public func placeSources() async throws -> [PlaceSource] {
+        let rows = try await client.query(
+            """
+            SELECT source, count(*), count(*) FILTER (WHERE review_count > 0) FROM places
+            WHERE source IS NOT NULL GROUP BY source ORDER BY source COLLATE "C"
+            """, logger: logger)
+        var sources: [PlaceSource] = []
+        for try await (name, places, reviewed) in rows.decode((String, Int64, Int64).self) {
+            sources.append(PlaceSource(name: name, places: Int(places), reviewedPlaces: Int(reviewed)))
+        }
+        return sources
+    }
+
+    public func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int) {
+        // One statement: the delete and the count of what stays see the same snapshot.
+        let rows = try await client.query(
+            """
+            WITH deleted AS (DELETE FROM places WHERE source = \(name) AND review_count = 0 RETURNING 1)
+            SELECT (SELECT count(*) FROM deleted),
+                (SELECT count(*) FROM places WHERE source = \(name) AND review_count > 0)
+            """, logger: logger)
+        for try await (deleted, kept) in rows.decode((Int64, Int64).self) { return (Int(deleted), Int(kept)) }
+        return (0, 0)
+    }
 }

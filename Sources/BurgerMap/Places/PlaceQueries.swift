@@ -108,4 +108,9 @@ public protocol PlaceStore: Sendable {
         -> OwnerOnlyChange<Place>
     /// Deletes a place the user added, unless it has reviews.
     func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion
+    /// Every import source with its number of places, by name (`burgermap sources`).
+    func placeSources() async throws -> [PlaceSource]
+    /// Deletes the places of an import source, except those with reviews (reviews keep their
+    /// place); answers how many were deleted and how many stayed (`burgermap remove-source`).
+    func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int)
 }

@@ -11,13 +11,17 @@ import Testing
 struct MultipartFuzzFindingTests {
     /// A byte of 0x80 or more where MultipartKit reads a part's header name trapped inside its
     /// parser and stopped the server (the fuzzer's minimal input: ten bytes of body).
-    @Test(arguments: [
-        Array("--xYz\r\n".utf8) + [0xE0],
-        Array("--xYz\r\nContent-Disposition: form-data; name=\"rating\"\r\n\r\n5\r\n--xYz\r\nX".utf8) + [0xC3, 0xA9]
-            + Array(": 1\r\n\r\n".utf8),
-    ])
-    func aNonASCIIHeaderNameIsMalformedNotACrash(body: [UInt8]) async throws {
-        let environment = try TestEnvironment()
+    @Test(
+        arguments: StoreEngine.allCases,
+        [
+            Array("--xYz\r\n".utf8) + [0xE0],
+            Array("--xYz\r\nContent-Disposition: form-data; name=\"rating\"\r\n\r\n5\r\n--xYz\r\nX".utf8) + [
+                0xC3, 0xA9,
+            ]
+                + Array(": 1\r\n\r\n".utf8),
+        ])
+    func aNonASCIIHeaderNameIsMalformedNotACrash(engine: StoreEngine, body: [UInt8]) async throws {
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)

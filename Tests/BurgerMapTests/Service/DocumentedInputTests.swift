@@ -11,7 +11,8 @@ import Testing
 struct DocumentedInputTests {
     @Test(
         "a query parameter sent with an empty value is 400 validation_failed naming it",
-        arguments: [
+        arguments: StoreEngine.allCases,
+        [
             ("/v1/reviews?limit=", "limit", "not_an_integer"),
             ("/v1/places/nearby?lat=&lng=2", "lat", "not_a_number"),
             ("/v1/places/nearby?lat=1&lng=2&radius_m=", "radius_m", "not_a_number"),
@@ -20,8 +21,9 @@ struct DocumentedInputTests {
             ("/v1/places/nearby?lat=1&lng=2&category=", "category", "empty"),
             ("/v1/places?bbox=1,2,3,4&limit=", "limit", "not_an_integer"),
         ])
-    func emptyQueryValue(uri: String, field: String, code: String) async throws {
-        let environment = try TestEnvironment()
+    func emptyQueryValue(engine: StoreEngine, query: (String, String, String)) async throws {
+        let (uri, field, code) = query
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: uri, method: .get)
             #expect(response.status == .badRequest)

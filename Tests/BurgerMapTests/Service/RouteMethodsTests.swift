@@ -9,7 +9,8 @@ import Testing
 struct RouteMethodsTests {
     @Test(
         "a known path with a method it does not serve is 405 method_not_allowed listing the route's methods",
-        arguments: [
+        arguments: StoreEngine.allCases,
+        [
             (HTTPRequest.Method.delete, "/v1/places/nearby?lat=1&lng=2", "GET, HEAD, OPTIONS"),
             (.post, "/v1/users/me", "GET, HEAD, PATCH, OPTIONS"),
             (.put, "/v1/users/42", "GET, HEAD, OPTIONS"),
@@ -19,8 +20,9 @@ struct RouteMethodsTests {
             (.trace, "/v1/comments/5", "GET, HEAD, PATCH, DELETE, OPTIONS"),
             (HTTPRequest.Method("QUERY")!, "/v1/places", "GET, HEAD, POST, OPTIONS"),
         ])
-    func methodNotAllowed(method: HTTPRequest.Method, uri: String, allow: String) async throws {
-        let environment = try TestEnvironment()
+    func methodNotAllowed(engine: StoreEngine, route: (HTTPRequest.Method, String, String)) async throws {
+        let (method, uri, allow) = route
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: uri, method: method)
             #expect(response.status == .methodNotAllowed)
@@ -56,14 +58,16 @@ struct RouteMethodsTests {
 
     @Test(
         "OPTIONS on a known path is 204 with Allow and no body",
-        arguments: [
+        arguments: StoreEngine.allCases,
+        [
             ("/v1/reviews/7", "GET, HEAD, PATCH, DELETE, OPTIONS"),
             ("/v1/photos/3/thumbnail.jpg", "GET, HEAD, OPTIONS"),
             ("/v1/users/me/avatar", "PUT, OPTIONS"),
             ("/v1/users/9/follow", "PUT, DELETE, OPTIONS"),
         ])
-    func options(uri: String, allow: String) async throws {
-        let environment = try TestEnvironment()
+    func options(engine: StoreEngine, route: (String, String)) async throws {
+        let (uri, allow) = route
+        let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
             let response = try await client.execute(uri: uri, method: .options)
             #expect(response.status == .noContent)
