@@ -83,7 +83,7 @@ struct EnginesNearbyBench: AsyncParsableCommand {
         }
         let begin = DispatchTime.now().uptimeNanoseconds
         try await engine.client.withConnection { connection in
-            try await connection.query("TRUNCATE places", logger: logger)
+            try await connection.query("TRUNCATE places CASCADE", logger: logger)
             try await connection.copyFrom(
                 table: "places", columns: ["id", "name", "lat", "lng", "created_at", "updated_at"], logger: logger
             ) { writer in

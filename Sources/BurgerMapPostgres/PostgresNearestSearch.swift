@@ -41,8 +41,8 @@ struct PostgresNearestSearch {
     func page() async throws -> NearbyPage {
         let count = query.limit + 1
         // A few more than the page: ties and the margin rarely need them, and asking again costs
-        // a round trip.
-        var fetch = count + 8
+        // a round trip. Rounded up to a LIMIT with a statement of its own (`NearestCandidates`).
+        var fetch = [32, 128, 512].first { $0 >= count + 8 } ?? count + 8
         while true {
             let (candidates, seen, lastPG) = try await self.candidates(limit: fetch)
             var keyed: [(key: NearbyKey, place: Place)] = []
@@ -79,36 +79,164 @@ struct PostgresNearestSearch {
         let radius = Self.upperBound(contractDistance: query.radiusM)
         // Places nearer than the cursor's distance would come back first otherwise.
         let after = query.after.map { $0.distanceM * (1 - Self.relativeMargin) - Self.absoluteMarginM } ?? -1
-        // Bound values for every filter; a filter that is off compares a NULL or `false`.
-        let minRating = query.minRating
-        let category = query.category
-        let rows = try await client.query(
-            """
-            SELECT \(unescaped: PostgresPlaceStore.columns), d,
-                d <= \(radius)
-                AND (NOT \(query.reviewedOnly) OR review_count > 0)
-                AND (\(minRating)::float8 IS NULL OR (review_count > 0 AND rating_sum >= \(minRating)::float8 * review_count))
-                AND (\(category)::text IS NULL OR category = \(category)::text)
-            FROM (
-                SELECT \(unescaped: PostgresPlaceStore.columns),
-                    geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography AS d
-                FROM places
-                WHERE geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography >= \(after)
-                ORDER BY geog <-> ST_SetSRID(ST_MakePoint(\(query.lng), \(query.lat)), 4326)::geography
-                LIMIT \(Int64(limit))
-            ) AS nearest
-            ORDER BY d
-            """, logger: logger)
+        let point = GeographyPoint(lng: query.lng, lat: query.lat)
+        let rows: AsyncThrowingMapSequence<PostgresRowSequence, (place: Place?, distance: Double)>
+        func statement<Size>(_: Size.Type) -> NearestCandidates<Size> {
+            NearestCandidates(
+                point: point, after: after, limit: Int64(limit), radius: radius, reviewedOnly: query.reviewedOnly,
+                minRating: query.minRating, category: query.category)
+        }
+        switch limit {
+        case Candidates32.limit!: rows = try await client.execute(statement(Candidates32.self), logger: logger)
+        case Candidates128.limit!: rows = try await client.execute(statement(Candidates128.self), logger: logger)
+        case Candidates512.limit!: rows = try await client.execute(statement(Candidates512.self), logger: logger)
+        default: rows = try await client.execute(statement(CandidatesAny.self), logger: logger)
+        }
         var places: [Place] = []
         var seen = 0
         var last = 0.0
-        for try await row in rows {
-            let row = row.makeRandomAccess()
+        for try await (place, distance) in rows {
             seen += 1
-            last = try row[18].decode(Double.self)
-            // NULL (a place without a category, say) does not qualify.
-            if try row[19].decode(Bool?.self) == true { places.append(try PostgresPlaceStore.place(row)) }
+            last = distance
+            if let place { places.append(place) }
         }
         return (places, seen, last)
+    }
+}
+
+/// The candidate query of `PostgresNearestSearch`, a prepared statement: each connection of the
+/// pool parses it once, and every search after that binds and executes it, and after five
+/// executions runs it without planning.
+///
+/// PostgreSQL plans a prepared statement's first five executions with the values bound (custom
+/// plans), then keeps a generic plan when it does not look costlier than their average. Checked
+/// on 1,000,000 places (`SET plan_cache_mode = force_generic_plan; PREPARE …; EXPLAIN ANALYZE
+/// EXECUTE …`): every form of this query, generic or not, is the same plan, the KNN walk of
+/// `places_by_geog` (Index Scan, Order By `geog <-> $1`, Limit, no sort), 0.4–0.6 ms. Two things
+/// made the generic plan look costlier, so `auto` planned every execution anew (0.2 ms):
+/// - a LIMIT that is a parameter, which PostgreSQL estimates at a tenth of the table (cost
+///   63,758 against 40): the LIMIT is a constant of the statement, one statement for each of a
+///   few `Size`s; beyond the largest the search falls back to `LIMIT $3` (custom plans);
+/// - `ST_SetSRID(ST_MakePoint($1, $2), 4326)::geography`, which a generic plan counts on every
+///   row of the index walk: the point comes bound, as hex EWKB (its coordinates to the bit).
+/// With both, `pg_prepared_statements` showed 5 custom plans and then only generic ones.
+///
+/// Filters come as bound values; a filter that is off compares a NULL or `false`.
+struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
+    static var name: String { "burgermap_nearest_candidates_\(Size.limit.map(String.init) ?? "n")" }
+    static var sql: String { Size.sql }
+    static var bindingDataTypes: [PostgresDataType] {
+        // $1 is left to the server, which takes the type from `$1::geography`.
+        [.null, .float8, .int8, .float8, .bool, .float8, .text]
+    }
+
+    /// A candidate: its place when it is within the radius and passes the filters, and its
+    /// PostGIS distance.
+    typealias Row = (place: Place?, distance: Double)
+
+    let point: GeographyPoint
+    /// The least PostGIS distance of a candidate (the cursor's, less the margin; -1 for none).
+    let after: Double
+    /// How many candidates to fetch: `Size.limit` when it has one.
+    let limit: Int64
+    /// The radius plus the margin, in PostGIS's metres.
+    let radius: Double
+    let reviewedOnly: Bool
+    let minRating: Double?
+    let category: String?
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 7)
+        bindings.append(point)
+        bindings.append(after)
+        bindings.append(limit)
+        bindings.append(radius)
+        bindings.append(reviewedOnly)
+        bindings.append(minRating)
+        bindings.append(category)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let row = row.makeRandomAccess()
+        let distance = try row[18].decode(Double.self)
+        // NULL (a place without a category, say) does not qualify.
+        guard try row[19].decode(Bool?.self) == true else { return (nil, distance) }
+        return (try PostgresPlaceStore.place(row), distance)
+    }
+}
+
+/// The LIMIT of a `NearestCandidates` statement: a constant, or nil for `LIMIT $3`.
+protocol CandidateCount: Sendable {
+    static var limit: Int? { get }
+    /// The statement's text, built once.
+    static var sql: String { get }
+}
+
+extension CandidateCount {
+    static func makeSQL() -> String {
+        // $3 is bound in every form; only the open-ended one reads it.
+        """
+        SELECT \(PostgresPlaceStore.columns), d,
+            d <= $4
+            AND (NOT $5 OR review_count > 0)
+            AND ($6 IS NULL OR (review_count > 0 AND rating_sum >= $6 * review_count))
+            AND ($7 IS NULL OR category = $7)
+        FROM (
+            SELECT \(PostgresPlaceStore.columns), geog <-> $1::geography AS d
+            FROM places
+            WHERE geog <-> $1::geography >= $2
+            ORDER BY geog <-> $1::geography
+            LIMIT \(limit.map(String.init) ?? "$3")
+        ) AS nearest
+        ORDER BY d
+        """
+    }
+}
+
+enum Candidates32: CandidateCount {
+    static let limit: Int? = 32
+    static let sql = makeSQL()
+}
+
+enum Candidates128: CandidateCount {
+    static let limit: Int? = 128
+    static let sql = makeSQL()
+}
+
+enum Candidates512: CandidateCount {
+    static let limit: Int? = 512
+    static let sql = makeSQL()
+}
+
+enum CandidatesAny: CandidateCount {
+    static let limit: Int? = nil
+    static let sql = makeSQL()
+}
+
+/// A point in PostGIS's `geography` text input: hex EWKB (little-endian, SRID 4326), so the
+/// coordinates reach the server exactly as `ST_MakePoint` would have them.
+struct GeographyPoint: PostgresNonThrowingEncodable, Sendable {
+    static var psqlType: PostgresDataType { .null }
+    static var psqlFormat: PostgresFormat { .text }
+
+    let lng: Double
+    let lat: Double
+
+    func encode<JSONEncoder: PostgresJSONEncoder>(
+        into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
+    ) {
+        // Byte order 1 (little-endian), type 0x20000001 (point with an SRID), SRID 4326.
+        byteBuffer.writeString("0101000020E6100000")
+        let digits = Array("0123456789ABCDEF".utf8)
+        for value in [lng, lat] {
+            var bits = value.bitPattern.littleEndian
+            withUnsafeBytes(of: &bits) { bytes in
+                for byte in bytes {
+                    byteBuffer.writeInteger(digits[Int(byte >> 4)])
+                    byteBuffer.writeInteger(digits[Int(byte & 0x0F)])
+                }
+            }
+        }
     }
 }
