@@ -122,6 +122,12 @@ struct PostgresNearestSearch {
 /// With both, `pg_prepared_statements` showed 5 custom plans and then only generic ones.
 ///
 /// Filters come as bound values; a filter that is off compares a NULL or `false`.
+///
+/// Each candidate carries all the place's columns, so one round trip answers the page. Measured
+/// (2026-11-23, 1,000,000 places): the generic plan runs in 0.42–0.51 ms with wide or narrow
+/// rows alike; narrow candidates (id, lat, lng, distance, flag) and then the page's rows by id
+/// in a second prepared statement took a median of 2.1–2.2 ms in process, on one leased
+/// connection or two, against 1.4–1.8 ms for this one statement in the same runs.
 struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
     static var name: String { "burgermap_nearest_candidates_\(Size.limit.map(String.init) ?? "n")" }
     static var sql: String { Size.sql }
