@@ -440,3 +440,43 @@ struct PlaceImportEnginesAgreeTests {
         #expect(totals.inserted > 0 && totals.updated > 0 && totals.unchanged > 0 && totals.skipped > 0)
     }
 }
+
+@Suite("Place import on PostgreSQL: first loads")
+struct PostgresFirstImportTests {
+    /// Every index of `places` with its definition.
+    static func indexes(_ engine: PostgresEngine) async throws -> [String] {
+        var definitions: [String] = []
+        let rows = try await engine.client.query(
+            "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'places'::regclass ORDER BY 1")
+        for try await definition in rows.decode(String.self) { definitions.append(definition) }
+        return definitions
+    }
+
+    @Test("a load into an empty table builds the indexes again as they were; a failed one leaves them too")
+    func indexesComeBack() async throws {
+        try await withPostgresEngine { engine in
+            let before = try await Self.indexes(engine)
+            #expect(before.count == 7)
+            let environment = try TestEnvironment()
+            struct ReadFailure: Error {}
+            let pipeline = ImportPipeline()
+            pipeline.put(
+                .batch([(2, .place(PlaceDraft(name: "A", lat: 1, lng: 1, source: "s", externalId: "a")))], bytesRead: 1)
+            )
+            pipeline.put(.failure(ReadFailure()))
+            let feed = PlaceImportFeed(
+                source: "s", locationWord: "line", totalBytes: nil, started: Date(), pipeline: pipeline, progress: nil)
+            await #expect(throws: ReadFailure.self) { try await engine.placeImport.importPlaces(from: feed) }
+            #expect(try await Self.indexes(engine) == before)
+
+            let file = try environment.file("a.csv", "id,name,lat,lng\na,A,1,1\nb,B,1.0001,1\na,A again,1,1\n")
+            let summary = try await PlaceImport(sink: engine.placeImport).load(file: file, source: "s")
+            #expect(
+                summary.inserted == 2
+                    && summary.skips.map(\.description) == ["line 4: id \"a\" already given on line 2"])
+            #expect(try await Self.indexes(engine) == before)
+            let near = try await engine.places.nearbyPlaces(NearbyQuery(lat: 1, lng: 1, radiusM: 20, limit: 5))
+            #expect(near.items.map(\.place.name) == ["A", "B"])
+        }
+    }
+}
