@@ -1,6 +1,8 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapPostgres
 import Foundation
+import Logging
 
 extension ImportFormat: ExpressibleByArgument {}
 
@@ -10,11 +12,13 @@ struct Import: AsyncParsableCommand {
         abstract: "Import place datasets (CSV or GeoJSON).",
         discussion: """
             Places are matched by (source, id) when a row has an id, else by the same name within \
-            25 m; a match is updated, not duplicated, so importing a file again changes nothing.
+            25 m; a match is updated, not duplicated, so importing a file again changes nothing. \
+            Each file is one transaction, into the SQLite file of the data folder or, with \
+            --database (or BURGERMAP_DATABASE_URL), into PostgreSQL.
             """)
 
     @Argument(help: "CSV or GeoJSON files.") var files: [String]
-    @OptionGroup var data: DataOptions
+    @OptionGroup var storage: StorageOptions
     @Option(help: "Dataset name for matching rows on re-import (default: the file name without extension).")
     var source: String?
     @Option(help: "csv or geojson (default: from the file extension).") var format: ImportFormat?
@@ -22,29 +26,43 @@ struct Import: AsyncParsableCommand {
     var category: String?
 
     func run() async throws {
-        let database = try AppDatabase(dataDirectory: data.dataDirectory)
-        var failed = false
-        for file in files {
-            let url = URL(fileURLWithPath: file)
-            let bar = ProgressBar(label: url.lastPathComponent)
-            do {
-                let summary = try PlaceImport(database: database).run(
-                    file: url, format: format, source: source, category: category, progress: bar.update)
-                bar.clear()
-                for skip in summary.skips {
-                    printError("\(url.lastPathComponent): skipped \(skip)")
-                }
-                if summary.skipped > summary.skips.count {
-                    printError("\(url.lastPathComponent): … and \(summary.skipped - summary.skips.count) more skipped")
-                }
-                print("\(url.lastPathComponent): \(summary)")
-            } catch {
-                bar.clear()
-                printError("burgermap import: \(error)")
-                failed = true
+        let failed = try await storage.withStores(logger: Logger(label: "burgermap")) { [self] _, engine in
+            var failed = false
+            for file in files {
+                if await !importFile(URL(fileURLWithPath: file), into: engine) { failed = true }
             }
+            return failed
         }
         if failed { throw ExitCode.failure }
+    }
+
+    /// Imports one file and prints its summary and skips; answers whether it went in.
+    private func importFile(_ url: URL, into engine: StorageOptions.Engine) async -> Bool {
+        let bar = ProgressBar(label: url.lastPathComponent)
+        do {
+            let summary =
+                switch engine {
+                case .sqlite(let database):
+                    try await PlaceImport(database: database).load(
+                        file: url, format: format, source: source, category: category, progress: bar.update)
+                case .postgres(let engine):
+                    try await PlaceImport(sink: engine.placeImport).load(
+                        file: url, format: format, source: source, category: category, progress: bar.update)
+                }
+            bar.clear()
+            for skip in summary.skips {
+                printError("\(url.lastPathComponent): skipped \(skip)")
+            }
+            if summary.skipped > summary.skips.count {
+                printError("\(url.lastPathComponent): … and \(summary.skipped - summary.skips.count) more skipped")
+            }
+            print("\(url.lastPathComponent): \(summary)")
+            return true
+        } catch {
+            bar.clear()
+            printError("burgermap import: \(error)")
+            return false
+        }
     }
 }
 

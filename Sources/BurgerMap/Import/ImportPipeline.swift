@@ -2,7 +2,9 @@ import Foundation
 
 /// A bounded hand-over between the thread that reads and validates a dataset and the database
 /// writer, so that parsing (a third of an import's work) runs on the second core instead of
-/// before each insert. Blocking on purpose: both sides are plain threads, not tasks.
+/// before each insert. The reading side is a plain thread; the writing side either blocks
+/// (`take()`, on a database writer's thread) or waits as a task (`next()`, for engines whose
+/// writes are asynchronous), never holding a thread of the concurrency pool.
 final class ImportPipeline: @unchecked Sendable {
     /// What the reading thread hands over.
     enum Message {
@@ -16,6 +18,8 @@ final class ImportPipeline: @unchecked Sendable {
     private var queue: [Message] = []
     private var closed = false
     private let capacity: Int
+    /// A task waiting in `next()` for the queue to fill.
+    private var waiter: CheckedContinuation<Message, Never>?
 
     init(capacity: Int = 8) {
         self.capacity = capacity
@@ -28,6 +32,11 @@ final class ImportPipeline: @unchecked Sendable {
         defer { condition.unlock() }
         while queue.count >= capacity, !closed { condition.wait() }
         guard !closed else { return false }
+        if let waiter {
+            self.waiter = nil
+            waiter.resume(returning: message)
+            return true
+        }
         queue.append(message)
         condition.broadcast()
         return true
@@ -41,6 +50,20 @@ final class ImportPipeline: @unchecked Sendable {
         let message = queue.removeFirst()
         condition.broadcast()
         return message
+    }
+
+    /// Waits for the next message as a task, without blocking a thread.
+    func next() async -> Message {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            defer { condition.unlock() }
+            if queue.isEmpty {
+                waiter = continuation
+            } else {
+                continuation.resume(returning: queue.removeFirst())
+                condition.broadcast()
+            }
+        }
     }
 
     /// Stops the producer (after the consumer failed or finished).

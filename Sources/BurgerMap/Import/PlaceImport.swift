@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// The dataset formats the importer reads.
 public enum ImportFormat: String, Sendable, CaseIterable {
@@ -35,7 +34,9 @@ public struct ImportSummary: Sendable, CustomStringConvertible {
     /// The first skipped rows, with their position and reason (at most `keptSkips`).
     public var skips: [ImportSkip] = []
     public var seconds = 0.0
-    static let keptSkips = 100
+    public static let keptSkips = 100
+
+    public init() {}
 
     public var description: String {
         let rate = seconds > 0 ? Int(Double(read) / seconds) : read
@@ -57,20 +58,32 @@ public struct ImportProgress: Sendable {
 /// A whole file is one transaction: a reader of the database sees all of an import or none of
 /// it, and an import that fails or is killed leaves the database as it was. Places are matched
 /// by (`source`, `external_id`) when a row has an id, otherwise by the same name within 25 m;
-/// a match is updated, or counted unchanged, never duplicated.
-public struct PlaceImport {
-    public let database: AppDatabase
+/// a match is updated, or counted unchanged, never duplicated. The reading is the same for
+/// every engine; `Sink` is the engine's side (`PlaceImportSink`, which states the rules).
+public struct PlaceImport<Sink: PlaceImportSink>: Sendable {
+    public let sink: Sink
 
-    public init(database: AppDatabase) {
-        self.database = database
+    public init(sink: Sink) {
+        self.sink = sink
     }
 
-    /// Imports `file`; `source` defaults to the file's name without its extension, and rows
-    /// without a category get `category`.
-    public func run(
+    /// Imports `file` into any engine; `source` defaults to the file's name without its
+    /// extension, and rows without a category get `category`.
+    public func load(
         file: URL, format: ImportFormat? = nil, source: String? = nil, category: String? = nil,
         progress: ((ImportProgress) -> Void)? = nil
-    ) throws -> ImportSummary {
+    ) async throws -> ImportSummary {
+        let (feed, pipeline) = try Self.open(
+            file: file, format: format, source: source, category: category, progress: progress)
+        defer { pipeline.close() }
+        return Self.finished(try await sink.importPlaces(from: feed), feed, progress)
+    }
+
+    /// Opens and starts reading `file`: the feed a sink takes its rows from.
+    static func open(
+        file: URL, format: ImportFormat?, source: String?, category: String?,
+        progress: ((ImportProgress) -> Void)?
+    ) throws -> (PlaceImportFeed, ImportPipeline) {
         let category = PlaceRow.cleaned(category)
         if let category, let problem = TextField.placeCategory.problem(category) {
             throw ImportOptionError(field: problem)
@@ -86,59 +99,41 @@ public struct PlaceImport {
             }
         let (locationWord, totalBytes) = (reader.locationWord, reader.size)
         let pipeline = ImportPipeline.start(reading: reader, source: source, category: category)
-        defer { pipeline.close() }
-        var bytesRead: Int64 = 0
-        var summary = try database.pool.writeWithoutTransaction { db in
-            var summary = ImportSummary()
-            let rollbackJournal = try Self.leaveWALForFirstLoad(db)
-            defer { if rollbackJournal { _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") } }
-            try db.inTransaction {
-                var session = try PlaceImportSession(db: db, source: source, locationWord: locationWord)
-                var lastReport = Date()
-                reading: while true {
-                    switch pipeline.take() {
-                    case .batch(let items, let read):
-                        for (position, item) in items {
-                            try session.apply(item, at: position)
-                        }
-                        bytesRead = read
-                        if let progress, Date().timeIntervalSince(lastReport) > 0.2 {
-                            lastReport = Date()
-                            progress(
-                                ImportProgress(
-                                    bytesRead: read, totalBytes: totalBytes, rows: session.summary.read,
-                                    seconds: lastReport.timeIntervalSince(started)))
-                        }
-                    case .end:
-                        break reading
-                    case .failure(let error):
-                        throw error
-                    }
-                }
-                try session.finish()
-                summary = session.summary
-                return .commit
-            }
-            return summary
-        }
-        summary.seconds = Date().timeIntervalSince(started)
-
-        progress?(
-            ImportProgress(bytesRead: bytesRead, totalBytes: totalBytes, rows: summary.read, seconds: summary.seconds))
-        return summary
+        let feed = PlaceImportFeed(
+            source: source, locationWord: locationWord, totalBytes: totalBytes, started: started, pipeline: pipeline,
+            progress: progress)
+        return (feed, pipeline)
     }
 
-    /// A first load into an empty places table switches the database to a rollback journal for
-    /// its one transaction. In WAL mode every page is written twice (to the log, then copied
-    /// into the database by the checkpoint) and synced twice; new pages of a rollback-journal
-    /// database are written once, and a crash still rolls the whole import back. SQLite allows
-    /// the switch only while no other connection has the database open (a running server, for
-    /// one), in which case the import simply stays in WAL mode. Returns whether it switched.
-    private static func leaveWALForFirstLoad(_ db: Database) throws -> Bool {
-        guard try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
-            return false
-        }
-        let mode = try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
-        return mode?.lowercased() == "delete"
+    /// The summary with its time, after a last progress report.
+    static func finished(_ summary: ImportSummary, _ feed: PlaceImportFeed, _ progress: ((ImportProgress) -> Void)?)
+        -> ImportSummary
+    {
+        var summary = summary
+        summary.seconds = Date().timeIntervalSince(feed.started)
+        progress?(
+            ImportProgress(
+                bytesRead: feed.bytesRead, totalBytes: feed.totalBytes, rows: summary.read, seconds: summary.seconds))
+        return summary
+    }
+}
+
+extension PlaceImport where Sink == AppDatabase {
+    public init(database: AppDatabase) {
+        self.init(sink: database)
+    }
+
+    public var database: AppDatabase { sink }
+
+    /// Imports `file` into the SQLite database, synchronously (SQLite's writes are); the same as
+    /// `load`.
+    public func run(
+        file: URL, format: ImportFormat? = nil, source: String? = nil, category: String? = nil,
+        progress: ((ImportProgress) -> Void)? = nil
+    ) throws -> ImportSummary {
+        let (feed, pipeline) = try Self.open(
+            file: file, format: format, source: source, category: category, progress: progress)
+        defer { pipeline.close() }
+        return Self.finished(try database.importPlacesNow(from: feed), feed, progress)
     }
 }

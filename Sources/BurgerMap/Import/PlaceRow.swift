@@ -138,5 +138,10 @@ public struct ImportSkip: Sendable, Equatable, CustomStringConvertible {
     public var location: String
     public var reason: Reason
 
+    public init(location: String, reason: Reason) {
+        self.location = location
+        self.reason = reason
+    }
+
     public var description: String { "\(location): \(reason)" }
 }

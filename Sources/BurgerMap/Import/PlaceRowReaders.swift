@@ -20,7 +20,7 @@ enum DatasetItem {
 }
 
 /// One validated item, ready for the database.
-enum ImportItem {
+public enum ImportItem: Sendable {
     case place(PlaceDraft)
     case skip(ImportSkip.Reason)
 }
