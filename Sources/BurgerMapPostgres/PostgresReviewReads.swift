@@ -125,18 +125,3 @@ enum PostgresReviewReads {
         return false
     }
 }
-
-/// A transaction on a pooled connection that throws what its body threw (postgres-nio wraps it
-/// in a `PostgresTransactionError`), so that callers see the same errors as from SQLite, e.g.
-/// the error of a `beforeCommit` step.
-enum PostgresStoreTransaction {
-    static func run<Result: Sendable>(
-        _ client: PostgresClient, logger: Logger, _ body: (PostgresConnection) async throws -> Result
-    ) async throws -> Result {
-        do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error
-        }
-    }
-}

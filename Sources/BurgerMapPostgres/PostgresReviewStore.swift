@@ -74,7 +74,7 @@ public struct PostgresReviewStore: ReviewStore {
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
         beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             if let idempotency, let stored = try await claim(idempotency, at: time, on: connection) {
                 return .replayed(stored)
             }
@@ -204,7 +204,7 @@ public struct PostgresReviewStore: ReviewStore {
     public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp)
         async throws -> OwnerOnlyChange<Review>
     {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             guard let owner = try await lockOwnership(review: id, on: connection) else { return .notFound }
             guard owner.author == userID else { return .forbidden }
             try await lockPlace(owner.place, on: connection)
@@ -225,7 +225,7 @@ public struct PostgresReviewStore: ReviewStore {
 
     /// Deletes the caller's own review with its photo rows; answers the photo ids.
     public func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]> {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             guard let owner = try await lockOwnership(review: id, on: connection) else { return .notFound }
             guard owner.author == userID else { return .forbidden }
             let rows = try await connection.query(

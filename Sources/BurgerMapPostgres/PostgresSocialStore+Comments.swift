@@ -55,7 +55,7 @@ extension PostgresSocialStore {
     public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws
         -> Comment?
     {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             // KEY SHARE keeps the review until the comment is in (see `setReaction`).
             let review = try await connection.query(
                 "SELECT 1 FROM reviews WHERE id = \(reviewID) FOR KEY SHARE", logger: logger)
@@ -96,7 +96,7 @@ extension PostgresSocialStore {
     public func updateComment(id: Int64, by userID: Int64, text: String, at time: Timestamp) async throws
         -> OwnerOnlyChange<Comment>
     {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             guard let owner = try await ownership(comment: id, lockingReview: false, on: connection) else {
                 return .notFound
             }
@@ -111,7 +111,7 @@ extension PostgresSocialStore {
 
     /// Deletes a comment: its author or the review's author may.
     public func deleteComment(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<Void> {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             guard let owner = try await ownership(comment: id, lockingReview: true, on: connection) else {
                 return .notFound
             }

@@ -26,7 +26,7 @@ public struct PostgresSocialStore: SocialStore {
         _ reaction: Reaction, active: Bool, review reviewID: Int64, user userID: Int64, at time: Timestamp
     ) async throws -> ReactionState? {
         let table = Self.table(reaction)
-        return try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        return try await client.transaction(logger: logger) { connection in
             // KEY SHARE: the review cannot be deleted until this toggle commits, yet toggles of
             // other users (whose triggers update the review's count) do not wait for it.
             let review = try await connection.query(
@@ -74,7 +74,7 @@ public struct PostgresSocialStore: SocialStore {
     public func setFollow(_ active: Bool, follower: Int64, followee: Int64, at time: Timestamp) async throws
         -> FollowState?
     {
-        try await PostgresStoreTransaction.run(client, logger: logger) { connection in
+        try await client.transaction(logger: logger) { connection in
             // Both users' rows, in id order: the trigger updates both counts, and two people who
             // follow each other at the same moment would otherwise lock them in opposite orders.
             let locked = try await connection.query(
