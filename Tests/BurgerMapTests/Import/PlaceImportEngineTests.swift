@@ -283,6 +283,15 @@ struct PlaceImportEngineTests {
         let places = try await environment.allPlaces()
         #expect(places.map(\.name) == ["Existing", "Other", "New"])
         #expect(places.map(\.phone) == ["9", "7", "1"])
+
+        // No id repeats here, but the row without an id takes the place first.
+        let taken = try await environment.load(
+            try environment.file("taken.csv", "id,name,lat,lng,phone\n,New,3,3,1\nn1,New,3,3,1\n"), source: "s")
+        #expect(
+            SummaryView(taken)
+                == SummaryView(
+                    read: 2, inserted: 0, unchanged: 1, skipped: 1, skips: ["line 3: id \"n1\" already given on line 2"]
+                ))
     }
 
     @Test(
