@@ -51,13 +51,9 @@ let package = Package(
         .target(
             name: "BurgerMap",
             dependencies: [
-                "CGeoIndex",
                 "CImageCodec",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -76,6 +72,20 @@ let package = Package(
             resources: [.copy("Resources/openapi.yaml")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // The SQLite + SpatiaLite engine (the embedded default), apart so that the core library
+        // never imports GRDB.
+        .target(
+            name: "BurgerMapSQLite",
+            dependencies: [
+                "BurgerMap",
+                "CGeoIndex",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         // The PostgreSQL + PostGIS engine, apart so that the core library never imports PostgresNIO.
         .target(
             name: "BurgerMapPostgres",
@@ -92,6 +102,7 @@ let package = Package(
             name: "BurgerMapCommand",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapSQLite",
                 "BurgerMapPostgres",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -102,7 +113,9 @@ let package = Package(
             name: "BurgerMapBench",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapSQLite",
                 "BurgerMapPostgres",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -113,6 +126,7 @@ let package = Package(
             name: "BurgerMapTests",
             dependencies: [
                 "BurgerMap",
+                "BurgerMapSQLite",
                 "BurgerMapPostgres",
                 "CGeoIndex",
                 "CImageCodec",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import BurgerMap
 import BurgerMapPostgres
+import BurgerMapSQLite
 import Foundation
 import Logging
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapSQLite
 import Foundation
 import Logging
 

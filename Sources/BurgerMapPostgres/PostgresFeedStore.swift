@@ -7,7 +7,7 @@ import PostgresNIO
 /// first, ties by id), found the same two ways, in one statement.
 ///
 /// The time window walks `reviews_by_time_with_author` backwards from the cursor (an index-only
-/// scan) for at most `AppDatabase.feedWindow` reviews of anyone and keeps the followed authors'
+/// scan) for at most `FeedRules.window` reviews of anyone and keeps the followed authors'
 /// (a hashed set): its cost depends on how dense the feed is, not on how deep the page is. Only
 /// when that window holds no more than a page (a sparse feed, or its end) does the statement
 /// take the per-author road: for each followed author, their newest reviews before the cursor
@@ -18,7 +18,7 @@ public struct PostgresFeedStore: FeedStore {
     let logger: Logger
     /// How many reviews of anyone the time window reads (tests make it small, so that a small
     /// dataset takes both roads).
-    var window = AppDatabase.feedWindow
+    var window = FeedRules.window
 
     /// A page of `viewer`'s feed, keyset-paged on (created_at, id).
     public func feed(of viewer: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Review> {
@@ -32,7 +32,7 @@ public struct PostgresFeedStore: FeedStore {
     /// The one statement a feed page runs (keys, reviews, photos and the viewer's marks);
     /// public so that the benchmark can `EXPLAIN ANALYZE` exactly what a page runs.
     public static func pageStatement(
-        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = AppDatabase.feedWindow
+        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = FeedRules.window
     ) -> PostgresQuery {
         PostgresReviewReads.statement(
             keys: keys(of: viewer, after: after, limit: limit, window: window), viewer: viewer)
@@ -40,7 +40,7 @@ public struct PostgresFeedStore: FeedStore {
 
     /// The statement that selects a feed page's (id, created_at), up to `limit + 1`, newest first.
     static func keys(
-        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = AppDatabase.feedWindow
+        of viewer: Int64, after: TimeKey?, limit: Int, window: Int = FeedRules.window
     ) -> PostgresQuery {
         let (time, id) = PostgresReviewReads.below(after)
         let fetch = Int64(limit) + 1

@@ -79,6 +79,18 @@ public struct PlaceImport<Sink: PlaceImportSink>: Sendable {
         return Self.finished(try await sink.importPlaces(from: feed), feed, progress)
     }
 
+    /// Imports `file` through `apply`, which takes the rows from the feed on the calling thread
+    /// (for an engine whose writes are synchronous); the same as `load` otherwise.
+    package static func loadNow(
+        file: URL, format: ImportFormat?, source: String?, category: String?,
+        progress: ((ImportProgress) -> Void)?, apply: (PlaceImportFeed) throws -> ImportSummary
+    ) throws -> ImportSummary {
+        let (feed, pipeline) = try open(
+            file: file, format: format, source: source, category: category, progress: progress)
+        defer { pipeline.close() }
+        return finished(try apply(feed), feed, progress)
+    }
+
     /// Opens and starts reading `file`: the feed a sink takes its rows from.
     static func open(
         file: URL, format: ImportFormat?, source: String?, category: String?,
@@ -115,25 +127,5 @@ public struct PlaceImport<Sink: PlaceImportSink>: Sendable {
             ImportProgress(
                 bytesRead: feed.bytesRead, totalBytes: feed.totalBytes, rows: summary.read, seconds: summary.seconds))
         return summary
-    }
-}
-
-extension PlaceImport where Sink == AppDatabase {
-    public init(database: AppDatabase) {
-        self.init(sink: database)
-    }
-
-    public var database: AppDatabase { sink }
-
-    /// Imports `file` into the SQLite database, synchronously (SQLite's writes are); the same as
-    /// `load`.
-    public func run(
-        file: URL, format: ImportFormat? = nil, source: String? = nil, category: String? = nil,
-        progress: ((ImportProgress) -> Void)? = nil
-    ) throws -> ImportSummary {
-        let (feed, pipeline) = try Self.open(
-            file: file, format: format, source: source, category: category, progress: progress)
-        defer { pipeline.close() }
-        return Self.finished(try database.importPlacesNow(from: feed), feed, progress)
     }
 }

@@ -42,7 +42,8 @@ extension Place {
     /// The `address` people read, from whichever of a place's address parts are set:
     /// "324 Main St, Massena, NY 13662, US" (the postal code follows the province in one part).
     /// Every engine shows this line; the SQLite engine writes the same line straight from its
-    /// row's bytes (`AppDatabase.displayAddress`), since it runs for every place of every page.
+    /// row's bytes (`displayAddress` in `BurgerMapSQLite`), since it runs for every place of
+    /// every page.
     public static func addressLine(
         street: String?, city: String?, province: String?, postalCode: String?, country: String?
     ) -> String? {

@@ -31,3 +31,11 @@ public protocol FeedStore: Sendable {
     /// first (ties by id), keyset-paged on (created_at, id).
     func feed(of viewer: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Review>
 }
+
+/// What every engine's feed shares.
+public enum FeedRules {
+    /// How many reviews (of anyone) the time-window road reads before it gives up. A reader who
+    /// follows 1% of the authors fills a page of 20 within about 2,000; a sparser feed is cheaper
+    /// by author.
+    public static let window = 4_000
+}

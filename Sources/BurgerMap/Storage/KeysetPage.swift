@@ -1,5 +1,3 @@
-import GRDB
-
 /// A position in a list ordered by (time, id), newest or oldest first: a page continues strictly
 /// after it. Times alone are not unique; the id breaks ties, so no item is seen twice or skipped.
 public struct TimeKey: Sendable, Hashable {
@@ -34,40 +32,8 @@ public struct KeysetPage<Item: Sendable>: Sendable {
     }
 
     /// A page from `limit + 1` rows read in list order: the extra row only says that more follow.
-    init<Row>(rows: [Row], limit: Int, item: (Row) -> Item, key: (Row) -> TimeKey) {
+    package init<Row>(rows: [Row], limit: Int, item: (Row) -> Item, key: (Row) -> TimeKey) {
         items = rows.prefix(limit).map(item)
         next = rows.count > limit ? rows.prefix(limit).last.map(key) : nil
-    }
-}
-
-/// The direction of a (time, id) list, and the SQL that pages it.
-enum KeysetOrder {
-    case newestFirst
-    case oldestFirst
-
-    /// `AND (time, id) < (?, ?)` (or `>`) with its arguments, or nothing on the first page.
-    func after(_ key: TimeKey?, time: String, id: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
-        guard let key else { return ("", []) }
-        let comparison = self == .newestFirst ? "<" : ">"
-        return (" AND (\(time), \(id)) \(comparison) (?, ?)", [key.time.milliseconds, key.id])
-    }
-
-    /// `select WHERE filter`, continued after `key`, in this order, `limit + 1` rows (the extra
-    /// one only says that more follow), with its arguments (the filter's first).
-    func query(
-        _ select: String, where filter: String, _ arguments: [any DatabaseValueConvertible], time: String, id: String,
-        after key: TimeKey?, limit: Int
-    ) -> (sql: String, arguments: StatementArguments) {
-        let keyset = after(key, time: time, id: id)
-        return (
-            "\(select) WHERE \(filter)\(keyset.sql) \(orderBy(time: time, id: id)) LIMIT ?",
-            StatementArguments(arguments + keyset.arguments + [limit + 1])
-        )
-    }
-
-    /// `ORDER BY time DESC, id DESC` (or ascending).
-    func orderBy(time: String, id: String) -> String {
-        let direction = self == .newestFirst ? "DESC" : "ASC"
-        return "ORDER BY \(time) \(direction), \(id) \(direction)"
     }
 }

@@ -17,8 +17,8 @@ extension StoreHealth {
     public var isAvailable: Bool { true }
 }
 
-/// Everything one storage engine provides: the SQLite engine (`AppDatabase`) and the PostgreSQL
-/// engine each implement all of it.
+/// Everything one storage engine provides: the SQLite engine (`BurgerMapSQLite`) and the
+/// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore
 

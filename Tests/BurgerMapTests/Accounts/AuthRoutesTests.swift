@@ -6,6 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Registration and login")
 struct AuthRoutesTests {
     @Test(

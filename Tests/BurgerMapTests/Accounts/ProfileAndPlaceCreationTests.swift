@@ -6,6 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Profiles and adding places")
 struct ProfileAndPlaceCreationTests {
     @Test(

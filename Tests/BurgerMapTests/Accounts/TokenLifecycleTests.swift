@@ -7,6 +7,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Token life cycle")
 struct TokenLifecycleTests {
     @Test(

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Import categories and sources")
 struct ImportSourceTests {
     @Test("--category fills rows without a category; a row's own category wins; category=burger finds them")

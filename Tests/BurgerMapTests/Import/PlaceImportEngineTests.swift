@@ -5,6 +5,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 extension TestEnvironment {
     /// Imports `file` into this environment's engine, as `burgermap import` does.

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Place import")
 struct PlaceImportTests {
     /// The Datafiniti dataset beside the project, when present.

@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMapSQLite
+
 /// The nearby search against a brute-force great-circle computation over every stored place.
 @Suite("Nearby search is exact")
 struct NearbySearchTests {

@@ -6,6 +6,8 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Changing and deleting places")
 struct PlaceEditTests {
     @Test(

@@ -4,6 +4,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 /// One instance's account-side stores on an engine under test, with what the tests need beside
 /// the store APIs.

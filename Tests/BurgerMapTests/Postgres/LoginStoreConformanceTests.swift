@@ -5,6 +5,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 /// The same login checks on every engine: refresh-token rotation, retries and reuse, logouts,
 /// concurrent refreshes, and login throttling shared by two instances of the service.

@@ -3,6 +3,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 /// Both engines side by side on the same places: the same ids, distances to the bit, and pages.
 @Suite("Place stores answer alike: side by side")

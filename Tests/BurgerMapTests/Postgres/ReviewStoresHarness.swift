@@ -5,6 +5,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 /// A store under test with the review, social and feed stores of its engine, and what the
 /// tests need beside them: avatars, row counts, and feeds read through a window of a given size.

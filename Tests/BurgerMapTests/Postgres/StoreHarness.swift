@@ -5,6 +5,7 @@ import Testing
 
 @testable import BurgerMap
 @testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
 
 /// The storage engines that implement `PlaceStore`; conformance tests run once for each.
 enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {

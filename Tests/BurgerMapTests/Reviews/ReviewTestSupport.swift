@@ -5,6 +5,8 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 extension TestEnvironment {
     /// The photo files in the data folder: final names, and anything left in `incoming/`.
     func photoFiles() throws -> (stored: Set<String>, incoming: [String]) {

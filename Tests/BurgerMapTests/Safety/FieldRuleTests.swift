@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("One rule per field: API, importer and schema")
 struct FieldRuleTests {
     /// 61 "family" emoji of five code points each: 61 characters as people count them, 305 code

@@ -5,6 +5,8 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Feed")
 struct FeedTests {
     @Test(

@@ -5,6 +5,8 @@ import HTTPTypes
 import HummingbirdTesting
 import Testing
 
+@testable import BurgerMapSQLite
+
 extension TestClientProtocol {
     /// Posts a review without photos and returns its id.
     func reviewID(place: Int64, text: String = "Great smash burger.", token: String) async throws -> Int64 {

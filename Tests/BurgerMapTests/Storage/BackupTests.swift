@@ -3,6 +3,8 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMapSQLite
+
 @Suite("Database backup")
 struct BackupTests {
     @Test("a backup taken while a read is open holds every committed place and opens as a service database")

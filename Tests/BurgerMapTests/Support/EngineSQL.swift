@@ -3,6 +3,8 @@ import BurgerMapPostgres
 import GRDB
 import PostgresNIO
 
+@testable import BurgerMapSQLite
+
 /// Plain SQL against whichever engine an environment runs on, for assertions about what is
 /// stored (statements the two engines read alike; values written inline are the tests' own).
 extension TestEnvironment {

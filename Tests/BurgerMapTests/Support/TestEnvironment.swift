@@ -6,6 +6,8 @@ import HummingbirdTesting
 import Logging
 import Testing
 
+@testable import BurgerMapSQLite
+
 /// A temporary data folder (photos, and the SQLite file) and a real storage engine: SQLite +
 /// SpatiaLite in the folder, or PostgreSQL + PostGIS in a schema of its own on the cluster that
 /// scripts/postgres starts. Removed afterwards (the cluster goes with its script).

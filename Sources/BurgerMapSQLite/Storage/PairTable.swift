@@ -1,3 +1,4 @@
+import BurgerMap
 import GRDB
 
 /// A table of (actor, target, created_at) pairs under a composite primary key: likes,

@@ -1,3 +1,4 @@
+import BurgerMap
 import GRDB
 
 /// How a feed page was found (the benchmark and tests look at both roads; the answer is the same).
@@ -11,10 +12,9 @@ public enum FeedPlan: Sendable {
 }
 
 extension AppDatabase {
-    /// How many reviews (of anyone) the time-window road reads before it gives up. A reader who
-    /// follows 1% of the authors fills a page of 20 within about 2,000; a sparser feed is cheaper
-    /// by author.
-    public static let feedWindow = 4_000
+    /// How many reviews (of anyone) the time-window road reads before it gives up
+    /// (`FeedRules.window`, the same in every engine).
+    public static let feedWindow = FeedRules.window
 
     /// The authors whose reviews make up `viewer`'s feed: the people they follow, and themselves.
     private static let feedAuthors =

@@ -1,3 +1,4 @@
+import BurgerMap
 import GRDB
 
 extension AppDatabase {

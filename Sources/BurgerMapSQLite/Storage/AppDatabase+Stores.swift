@@ -1,3 +1,5 @@
+import BurgerMap
+
 /// The SQLite engine serves every feature's store; most operations already have the protocols'
 /// shape, the rest are adapted here.
 extension AppDatabase: AccountStore, ReviewStore, PhotoStore, SocialStore, FeedStore, StoreHealth, LoginThrottleStore {

@@ -1,3 +1,4 @@
+import BurgerMap
 import GRDB
 
 /// Login throttling's records in SQLite (`LoginThrottleStore`): the single writer makes every

@@ -1,3 +1,4 @@
+import BurgerMap
 import CGeoIndex
 import GRDB
 import GRDBSQLite

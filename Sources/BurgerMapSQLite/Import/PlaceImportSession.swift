@@ -1,3 +1,4 @@
+import BurgerMap
 import CGeoIndex
 import Foundation
 import GRDB

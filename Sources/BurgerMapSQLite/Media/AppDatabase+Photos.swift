@@ -1,5 +1,5 @@
+import BurgerMap
 import GRDB
-import Synchronization
 
 extension AppDatabase {
     /// Makes a new photo the user's avatar (see `AccountStore.replaceAvatar`).
@@ -29,13 +29,4 @@ extension AppDatabase {
     public func storedPhotoIDs() async throws -> Set<Int64> {
         try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
     }
-}
-
-/// The photo ids a transaction gave final file names to, kept outside it so that the caller can
-/// remove those files when the transaction fails.
-final class InstalledPhotos: Sendable {
-    private let ids = Mutex<[Int64]>([])
-
-    func append(_ id: Int64) { ids.withLock { $0.append(id) } }
-    var all: [Int64] { ids.withLock { $0 } }
 }
