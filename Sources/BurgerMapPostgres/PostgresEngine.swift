@@ -25,7 +25,10 @@ public final class PostgresEngine: Service, Sendable {
     public let feed: PostgresFeedStore
     let logger: Logger
 
-    private init(url: PostgresDatabaseURL, schema: String?, client: PostgresClient, logger: Logger) {
+    private init(
+        url: PostgresDatabaseURL, schema: String?, client: PostgresClient,
+        probeConfiguration: PostgresConnection.Configuration, logger: Logger
+    ) {
         self.url = url
         self.schema = schema
         self.client = client
@@ -33,7 +36,7 @@ public final class PostgresEngine: Service, Sendable {
         places = PostgresPlaceStore(client: client, logger: logger)
         accounts = PostgresAccountStore(client: client, logger: logger)
         photos = PostgresPhotoStore(client: client, logger: logger)
-        health = PostgresStoreHealth(client: client, logger: logger)
+        health = PostgresStoreHealth(client: client, probeConfiguration: probeConfiguration, logger: logger)
         throttle = PostgresLoginThrottleStore(client: client, logger: logger)
         reviews = PostgresReviewStore(client: client, logger: logger)
         social = PostgresSocialStore(client: client, logger: logger)
@@ -88,7 +91,8 @@ public final class PostgresEngine: Service, Sendable {
         configuration.options.additionalStartupParameters = startup
         configuration.options.maximumConnections = maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        return PostgresEngine(url: url, schema: schema, client: client, logger: logger)
+        return PostgresEngine(
+            url: url, schema: schema, client: client, probeConfiguration: connectionConfiguration, logger: logger)
     }
 
     /// Runs the pool until the task is cancelled or the service group shuts down.

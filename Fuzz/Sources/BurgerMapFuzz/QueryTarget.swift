@@ -71,7 +71,9 @@ enum QueryTarget {
         if reader.errors.count == before, let text, !text.isEmpty {
             require(value == Double(text), "\(name) = \(value) from \(text.debugDescription)")
         }
-        if text?.isEmpty ?? true, let fallback {
+        // Only a parameter left out takes the default: one present with an empty value (`radius_m=`
+        // or a bare `radius_m`) is malformed, as `QueryReader` documents.
+        if text == nil, let fallback {
             require(value == fallback && reader.errors.count == before, "absent \(name) is not its default")
         }
     }

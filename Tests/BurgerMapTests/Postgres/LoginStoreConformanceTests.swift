@@ -203,7 +203,11 @@ struct LoginStoreConformanceTests {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             let health = PostgresStoreHealth(
-                client: client, logger: Logger(label: "burgermap-tests"), timeout: .milliseconds(500))
+                client: client,
+                probeConfiguration: .init(
+                    host: url.host, port: url.port, username: url.username, password: url.password,
+                    database: url.database, tls: .disable),
+                logger: Logger(label: "burgermap-tests"), timeout: .milliseconds(500))
             let started = ContinuousClock.now
             #expect(await !health.isReachable())
             #expect(ContinuousClock.now - started < .seconds(5))

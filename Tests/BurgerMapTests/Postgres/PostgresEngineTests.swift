@@ -1,4 +1,6 @@
 import Foundation
+import Logging
+import PostgresNIO
 import Testing
 
 @testable import BurgerMap
@@ -118,6 +120,39 @@ struct PostgresEngineStartTests {
                 return
             }
             #expect("\(error)".contains("install postgresql-15-postgis-3"))
+        }
+    }
+
+    @Test("the outage monitor checks on its own connection: a pool with every connection busy is not an outage")
+    func busyPoolIsNoOutage() async throws {
+        let schema = "test_busy_" + String(UInt32.random(in: 0...UInt32.max))
+        var logger = Logger(label: "burgermap-tests")
+        logger.logLevel = .critical
+        let quiet = logger
+        try await PostgresEngine.withEngine(url: try testDatabaseURL(), schema: schema, maximumConnections: 1) {
+            engine in
+            let health = PostgresStoreHealth(
+                client: engine.client, probeConfiguration: engine.health.probeConfiguration, logger: quiet,
+                timeout: .milliseconds(500))
+            let probe = PostgresStoreHealth.Probe(configuration: health.probeConfiguration, logger: quiet)
+            // The pool's one connection stays leased until the checks are done.
+            let (held, release) = AsyncStream<Void>.makeStream()
+            let (leased, leasedSignal) = AsyncStream<Void>.makeStream()
+            async let holder: Void = engine.client.withConnection { _ in
+                leasedSignal.yield()
+                for await _ in held { break }
+            }
+            for await _ in leased { break }
+            // Through the pool, the check waits for the busy connection and gives up.
+            #expect(await !health.isReachable())
+            var timeouts = 0
+            #expect(await health.check(on: probe, timeoutsInARow: &timeouts))
+            #expect(await health.check(on: probe, timeoutsInARow: &timeouts))
+            #expect(timeouts == 0)
+            release.yield()
+            try await holder
+            await probe.close()
+            try await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
         }
     }
 }

@@ -10,12 +10,14 @@ import Testing
 @Suite("Inputs as the OpenAPI document describes them")
 struct DocumentedInputTests {
     @Test(
-        "a query parameter sent with an empty value is 400 validation_failed naming it",
+        "a query parameter sent with an empty value (or no `=`) is 400 validation_failed naming it",
         arguments: StoreEngine.allCases,
         [
             ("/v1/reviews?limit=", "limit", "not_an_integer"),
             ("/v1/places/nearby?lat=&lng=2", "lat", "not_a_number"),
             ("/v1/places/nearby?lat=1&lng=2&radius_m=", "radius_m", "not_a_number"),
+            // A name without `=` is the same empty value (found by the `query` fuzz target).
+            ("/v1/places/nearby?lat=1&lng=2&radius_m&limit=5", "radius_m", "not_a_number"),
             ("/v1/places/nearby?lat=1&lng=2&reviewed_only=", "reviewed_only", "not_a_boolean"),
             ("/v1/places/nearby?lat=1&lng=2&min_rating=", "min_rating", "not_a_number"),
             ("/v1/places/nearby?lat=1&lng=2&category=", "category", "empty"),
