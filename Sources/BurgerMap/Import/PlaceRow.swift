@@ -74,7 +74,10 @@ struct PlaceRow {
     /// or `nil` when nothing is left.
     static func cleaned(_ text: String?) -> String? {
         guard let text else { return nil }
-        guard text.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) else { return trimmed(text) }
+        let isBreak: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        // Over the contiguous bytes: the generic `contains` on the UTF-8 view was 3% of an import.
+        let hasBreak = text.utf8.withContiguousStorageIfAvailable { $0.contains(where: isBreak) }
+        guard hasBreak ?? text.utf8.contains(where: isBreak) else { return trimmed(text) }
         return trimmed(
             String(
                 String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" || $0 == "\t" ? " " : $0 }))

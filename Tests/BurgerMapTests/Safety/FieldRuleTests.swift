@@ -1,8 +1,8 @@
-import BurgerMap
 import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMap
 @testable import BurgerMapSQLite
 
 @Suite("One rule per field: API, importer and schema")
@@ -10,6 +10,36 @@ struct FieldRuleTests {
     /// 61 "family" emoji of five code points each: 61 characters as people count them, 305 code
     /// points as the schema counts them.
     static let familyName = String(repeating: "👨‍👩‍👧", count: 61)
+
+    @Test("the control-character rule by value is Unicode's general category Cc, for every code point")
+    func controlsByValue() {
+        var mismatches: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            if TextField.isControl(scalar) != (scalar.properties.generalCategory == .control) {
+                mismatches.append(value)
+            }
+        }
+        #expect(mismatches.isEmpty)
+        // The one-pass byte scan agrees with the rule by value, scalar by scalar.
+        var scanMismatches: [UInt32] = []
+        for value in UInt32(0)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let text = "a" + String(Character(scalar)) + "b"
+            let scanned = TextField.codePointsAndControls(text, allowingLineBreaks: false)
+            if scanned.count != 3 || scanned.hasControl != TextField.isControl(scalar) { scanMismatches.append(value) }
+        }
+        #expect(scanMismatches.isEmpty)
+        #expect(TextField.codePointsAndControls("a\nb\tc\r", allowingLineBreaks: true) == (6, false))
+        #expect(TextField.codePointsAndControls("a\nb", allowingLineBreaks: false) == (3, true))
+        // Code points counted from UTF-8 bytes: one, two, three and four bytes each.
+        #expect(TextField.placeName.problem(String(repeating: "a", count: 300)) == nil)
+        #expect(TextField.placeName.problem(String(repeating: "가", count: 300)) == nil)
+        #expect(TextField.placeName.problem(String(repeating: "é", count: 301))?.code == "too_long")
+        #expect(TextField.placeName.problem(String(repeating: "🍔", count: 300)) == nil)
+        #expect(TextField.placeName.problem(String(repeating: "🍔", count: 301))?.code == "too_long")
+        #expect(TextField.placeName.problem("Burger\u{85}Bar")?.code == "control_characters")
+    }
 
     @Test("an import skips rows that break a field's rule, says the real bound, and stores the rest")
     func importSkipsBadTexts() async throws {
