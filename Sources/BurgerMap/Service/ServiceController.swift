@@ -21,9 +21,11 @@ struct ServiceController {
         var version = BurgerMapVersion.current
     }
 
-    /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers.
+    /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers and the
+    /// outage monitor serves `/v1` (so a load balancer never sends traffic to an instance whose
+    /// `/health` is 200 while its routes still answer 503 for the second until its next check).
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Health {
-        guard await health.isReachable() else {
+        guard health.isAvailable, await health.isReachable() else {
             throw Problem(.serviceUnavailable, .databaseUnavailable, headers: [.retryAfter: "5"])
         }
         return Health(status: "ok")
