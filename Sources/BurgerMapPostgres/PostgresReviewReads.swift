@@ -94,18 +94,9 @@ enum PostgresReviewReads {
         keys: PostgresQuery, limit: Int, viewer: Int64?, on connection: PostgresConnection, logger: Logger
     ) async throws -> KeysetPage<Review> {
         let rows = try await reviews(keys: keys, viewer: viewer, on: connection, logger: logger)
-        return page(rows, limit: limit, item: \.review) {
+        return KeysetPage(rows: rows, limit: limit, item: \.review) {
             TimeKey(time: Timestamp(milliseconds: $0.listTime), id: $0.review.id)
         }
-    }
-
-    /// A page from `limit + 1` rows read in list order (as the core's `KeysetPage(rows:…)`, which
-    /// is internal to it): the extra row only says that more follow.
-    static func page<Row, Item>(_ rows: [Row], limit: Int, item: (Row) -> Item, key: (Row) -> TimeKey)
-        -> KeysetPage<Item>
-    {
-        KeysetPage(
-            items: rows.prefix(limit).map(item), next: rows.count > limit ? rows.prefix(limit).last.map(key) : nil)
     }
 
     /// The (time, id) a newest-first page continues strictly below. The first page starts above

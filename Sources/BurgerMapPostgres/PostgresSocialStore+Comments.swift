@@ -48,7 +48,7 @@ extension PostgresSocialStore {
                 WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
                 ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
                 """, logger: logger))
-        return PostgresReviewReads.page(rows, limit: limit, item: { $0 }, key: \.listKey)
+        return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
     }
 
     /// Adds a comment (the review's count follows); `nil` when the review does not exist.

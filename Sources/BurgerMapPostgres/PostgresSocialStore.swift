@@ -122,7 +122,7 @@ public struct PostgresSocialStore: SocialStore {
             let row = row.makeRandomAccess()
             users.append((try PostgresReviewReads.user(row, from: 0), try row[6].decode(Int64.self)))
         }
-        return PostgresReviewReads.page(users, limit: limit, item: \.user) {
+        return KeysetPage(rows: users, limit: limit, item: \.user) {
             TimeKey(time: Timestamp(milliseconds: $0.followedAt), id: $0.user.id)
         }
     }

@@ -91,15 +91,14 @@ public struct PostgresStoreHealth: StoreHealth {
         let client = client
         let logger = logger
         return await Self.firstAnswer(within: timeout, onTimeout: false) {
-            do {
-                for try await one in try await client.query("SELECT 1", logger: logger).decode(Int32.self) {
-                    return one == 1
-                }
-                return false
-            } catch {
-                return false
-            }
+            (try? await Self.answersOne(client.query("SELECT 1", logger: logger))) ?? false
         }
+    }
+
+    /// Whether the rows of `SELECT 1` hold the one.
+    static func answersOne(_ rows: PostgresRowSequence) async throws -> Bool {
+        for try await one in rows.decode(Int32.self) { return one == 1 }
+        return false
     }
 
     /// What `operation` answers, or `onTimeout` once `timeout` has passed. The operation runs in a
@@ -184,10 +183,8 @@ public struct PostgresStoreHealth: StoreHealth {
                     }
                     try? await stale?.close()
                 }
-                for try await one in try await open.query("SELECT 1", logger: logger).decode(Int32.self) {
-                    return one == 1 ? .answered : .failed
-                }
-                return .failed
+                return try await PostgresStoreHealth.answersOne(open.query("SELECT 1", logger: logger))
+                    ? .answered : .failed
             } catch {
                 return .failed
             }
