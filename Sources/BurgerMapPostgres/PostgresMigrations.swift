@@ -64,6 +64,9 @@ enum PostgresMigrations {
             ]),
         Migration(name: "v2-accounts-reviews-social", statements: accountsReviewsSocial),
         Migration(name: "v3-login-throttle", statements: loginThrottle),
+        // Nearby searches and the import's name matching walk the geometry index instead
+        // (`NearestWalk`): the geography GiST was built row by row, most of an import's time.
+        Migration(name: "v4-nearby-on-geometry", statements: ["DROP INDEX places_by_geog"]),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

@@ -9,9 +9,11 @@ extension PostgresImportRun {
     /// Settles which place each row without an id takes, exactly as the SQLite engine would,
     /// and copies the matches into `places_import_named`; answers how many there are.
     ///
-    /// PostGIS finds the candidates: places within 25 m on its sphere, plus the margin that
-    /// `PostgresNearestSearch` measured between its distance and the contract's haversine
-    /// (1e-7 of the distance and 1 mm), so no place within 25 m by `bm_haversine_m` escapes.
+    /// The geometry index finds the candidates: places inside the bounding box of the 25 m cap
+    /// around the row (latitude ± the radius as an angle, longitude ± the cap's half-width
+    /// there, both widened by 1e-9; every longitude when the cap reaches a pole or crosses the
+    /// antimeridian, which only a row within 25 m of either can), so no place within 25 m by
+    /// `bm_haversine_m` escapes.
     /// Names are compared in SQL only when both are plain ASCII (where lower-casing A–Z is all
     /// `String.lowercased()` does, and equal bytes are equal strings); any other name goes to the
     /// importer, which compares `lowercased()` as Swift strings (canonical equivalence, as on
@@ -25,19 +27,26 @@ extension PostgresImportRun {
     /// Swift's string comparison are the importer's, and the file order makes it sequential.
     /// Measured (2 shared cores, busy): a re-import of 200,000 rows without ids into 1,000,000
     /// places, every row finding its place, took 34.8 s, of which the candidate query 25.0 s
-    /// (one GiST probe per row, about 125 µs each there; a box on the geometry index was no
-    /// faster) and fetching and settling the pairs 2.7 s; the SQLite engine took 22.0 s for the
+    /// (one probe of the geography GiST per row, about 125 µs each there; a box on the geometry
+    /// index, used now, was no slower) and fetching and settling the pairs 2.7 s; the SQLite engine took 22.0 s for the
     /// same file on the same machine.
     mutating func settleNameMatches() async throws -> Int {
-        let radius = PostgresNearestSearch.upperBound(contractDistance: Self.matchRadiusM)
+        // The radius as an angle, in degrees.
+        let reach = Self.matchRadiusM / BM_EARTH_RADIUS_M * (1 + NearestWalk.slack) * 180 / .pi
         try await execute(
             """
             CREATE TEMPORARY TABLE places_import_near ON COMMIT DROP AS
             SELECT s.pos, p.id, s.name AS row_name, p.name AS place_name, s.lat AS row_lat, s.lng AS row_lng,
                 p.lat, p.lng, p.source = \(feed.source) AND p.external_id IS NOT NULL AS by_id
             FROM places_import_stage AS s
+            CROSS JOIN LATERAL (
+                SELECT CASE WHEN abs(s.lat) + \(reach) >= 90 THEN 360
+                    ELSE degrees(asin(least(1, sin(radians(\(reach))) / cos(radians(s.lat))))) * (1 + 1e-9) END AS w
+            ) AS cap
             JOIN places AS p
-                ON ST_DWithin(p.geog, ST_SetSRID(ST_MakePoint(s.lng, s.lat), 4326)::geography, \(radius), false)
+                ON p.geog::geometry && CASE WHEN s.lng - cap.w < -180 OR s.lng + cap.w > 180
+                    THEN ST_MakeEnvelope(-180, s.lat - \(reach), 180, s.lat + \(reach), 4326)
+                    ELSE ST_MakeEnvelope(s.lng - cap.w, s.lat - \(reach), s.lng + cap.w, s.lat + \(reach), 4326) END
             WHERE s.external_id IS NULL
               AND (translate(p.name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')
                     = translate(s.name, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')

@@ -251,6 +251,39 @@ struct PlaceImportEngineTests {
     }
 
     @Test(
+        "name matching reaches across the antimeridian, over a pole and east-west far north, and not past 25 m",
+        arguments: StoreEngine.allCases)
+    func nameMatchingAtAwkwardSpots(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        _ = try await environment.load(
+            try environment.file(
+                "a.csv",
+                """
+                name,lat,lng
+                East,0.0,179.9999
+                Pole,89.9999,0
+                North,80.0,20.0
+                Far,80.0,30.0
+                """),
+            source: "a")
+        // Each row is 11 to 24 m from its place on the contract's sphere; `Far`'s is 26 m away.
+        let rows: [(name: String, lat: Double, lng: Double)] = [
+            ("East", 0.0, -179.99995), ("Pole", 89.9999, 180), ("North", 80.0, 20.0012), ("Far", 80.0, 30.00135),
+        ]
+        let distances = zip(rows, [(0.0, 179.9999), (89.9999, 0), (80.0, 20.0), (80.0, 30.0)]).map {
+            bm_haversine_m($0.lat, $0.lng, $1.0, $1.1)
+        }
+        #expect(distances[0..<3].allSatisfy { $0 > 11 && $0 < 25 } && distances[3] > 25)
+        let summary = try await environment.load(
+            try environment.file(
+                "b.csv", "name,lat,lng\n" + rows.map { "\($0.name),\($0.lat),\($0.lng)" }.joined(separator: "\n")),
+            source: "b")
+        #expect(SummaryView(summary) == SummaryView(read: 4, inserted: 1, updated: 3))
+        let places = try await environment.allPlaces()
+        #expect(places.map(\.lng) == [-179.99995, 180, 20.0012, 30.0, 30.00135])
+    }
+
+    @Test(
         "ids repeated in a file are skipped after the first, also when a row without an id took the place first",
         arguments: StoreEngine.allCases)
     func duplicateIDs(engine: StoreEngine) async throws {
@@ -466,7 +499,7 @@ struct PostgresFirstImportTests {
     func indexesComeBack() async throws {
         try await withPostgresEngine { engine in
             let before = try await Self.indexes(engine)
-            #expect(before.count == 7)
+            #expect(before.count == 6)
             let environment = try TestEnvironment()
             struct ReadFailure: Error {}
             let pipeline = ImportPipeline()
