@@ -210,10 +210,10 @@ extension CandidateCount {
             AND ($6 IS NULL OR (review_count > 0 AND rating_sum >= $6 * review_count))
             AND ($7 IS NULL OR category = $7)
         FROM (
-            SELECT \(PostgresPlaceStore.columns), geog::geometry <-> $1::geometry AS d
+            SELECT \(PostgresPlaceStore.columns), \(PostgresPlaceStore.point) <-> $1::geometry AS d
             FROM places
-            WHERE geog::geometry <-> $1::geometry >= $2
-            ORDER BY geog::geometry <-> $1::geometry
+            WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2
+            ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
             LIMIT \(limit.map(String.init) ?? "$3")
         ) AS nearest
         ORDER BY d

@@ -17,6 +17,10 @@ public struct PostgresPlaceStore: PlaceStore {
         city, province, postal_code, country, cover_photo_id, website
         """
 
+    /// A place's position as a PostGIS point in degrees (SRID 4326), exactly as the GiST index
+    /// `places_by_point` holds it: a query that means to use the index spells it so.
+    static let point = "ST_SetSRID(ST_MakePoint(lng, lat), 4326)"
+
     /// The `Place` of a row that selects `columns` from column `first` on.
     static func place(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> Place {
         func value<T: PostgresDecodable>(_ column: Int, _ type: T.Type = T.self) throws -> T {
@@ -68,14 +72,14 @@ public struct PostgresPlaceStore: PlaceStore {
         let spans = query.longitudeSpans
         let first = spans[0]
         let second = spans.count > 1 ? spans[1] : spans[0]
-        // The GiST index on geog::geometry finds candidates by box in degrees (its boxes are
+        // The GiST index on the point finds candidates by box in degrees (its boxes are
         // 32-bit floats rounded outwards); the exact test is on the stored lat/lng.
         let places = try await Self.places(
             client.query(
                 """
                 SELECT \(unescaped: Self.columns) FROM places
-                WHERE (geog::geometry && ST_MakeEnvelope(\(first.lowerBound), \(query.south), \(first.upperBound), \(query.north), 4326)
-                    OR geog::geometry && ST_MakeEnvelope(\(second.lowerBound), \(query.south), \(second.upperBound), \(query.north), 4326))
+                WHERE (\(unescaped: Self.point) && ST_MakeEnvelope(\(first.lowerBound), \(query.south), \(first.upperBound), \(query.north), 4326)
+                    OR \(unescaped: Self.point) && ST_MakeEnvelope(\(second.lowerBound), \(query.south), \(second.upperBound), \(query.north), 4326))
                   AND lat BETWEEN \(query.south) AND \(query.north)
                   AND (lng BETWEEN \(first.lowerBound) AND \(first.upperBound)
                     OR lng BETWEEN \(second.lowerBound) AND \(second.upperBound))
