@@ -5,7 +5,7 @@ import PostgresNIO
 
 /// Exact nearest-first search on PostGIS, with the SQLite engine's answers to the bit.
 ///
-/// The geometry GiST index on `geog::geometry` hands out candidates nearest-first by planar
+/// The geometry GiST index on each place's point (`places_by_point`) hands out candidates nearest-first by planar
 /// distance in degrees (`NearestWalk`: one walk, two across the antimeridian, or a walk from
 /// the pole's line when the radius reaches a pole); each candidate's distance is then the
 /// contract's haversine (`bm_haversine_m`, the C function the SQLite engine calls), which
@@ -16,8 +16,8 @@ import PostgresNIO
 /// Why not the geography index and its KNN on the sphere: PostgreSQL builds a geography GiST
 /// row by row (no sort support in PostGIS 3.3), 11.6 s for 1,000,000 places against 3.1 s for
 /// the geometry index, which builds by sorting; that one index was most of an import's time.
-/// The planar walk reads more candidates than the spherical one (about 2.5 times the page at
-/// latitude 37°), but each costs less to measure.
+/// The planar walk reads more candidates than the spherical one
+/// (`NearestWalk.candidatesPerResult`: about 1.26 times the page at latitude 37.5°).
 struct PostgresNearestSearch {
     let query: NearbyQuery
     let client: PostgresClient
@@ -79,11 +79,10 @@ struct PostgresNearestSearch {
     ) {
         // Places nearer than the cursor's distance would come back first otherwise.
         let after = query.after.map { walk.skipBelow(distanceM: $0.distanceM) } ?? -1
-        let target = WalkTarget(walk.target)
         let rows: AsyncThrowingMapSequence<PostgresRowSequence, (candidate: NearestCandidate?, distance: Double)>
         func statement<Size>(_: Size.Type) -> NearestCandidates<Size> {
             NearestCandidates(
-                target: target, after: after, limit: Int64(limit), reach: walk.maxPlanar,
+                target: walk.target, after: after, limit: Int64(limit), reach: walk.maxPlanar,
                 reviewedOnly: query.reviewedOnly, minRating: query.minRating, category: query.category)
         }
         switch limit {
@@ -143,7 +142,7 @@ struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
     /// passes the filters, and its planar distance.
     typealias Row = (candidate: NearestCandidate?, distance: Double)
 
-    let target: WalkTarget
+    let target: NearestWalk.Target
     /// The least planar distance of a candidate (from the cursor; -1 for none).
     let after: Double
     /// How many candidates to fetch: `Size.limit` when it has one.
@@ -190,7 +189,7 @@ struct NearestCandidate: Sendable {
 
 /// The LIMITs that have a `NearestCandidates` statement of their own.
 enum Candidates {
-    static let sizes = [32, 64, 128, 512]
+    static let sizes = [Candidates32.limit!, Candidates64.limit!, Candidates128.limit!, Candidates512.limit!]
 }
 
 /// The LIMIT of a `NearestCandidates` statement: a constant, or nil for `LIMIT $3`.
@@ -248,21 +247,15 @@ enum CandidatesAny: CandidateCount {
 
 /// A walk's target in PostGIS's `geometry` text input: hex EWKB (little-endian, SRID 4326), so
 /// the coordinates reach the server exactly as `ST_MakePoint` would have them.
-struct WalkTarget: PostgresNonThrowingEncodable, Sendable {
+extension NearestWalk.Target: PostgresNonThrowingEncodable {
     static var psqlType: PostgresDataType { .null }
     static var psqlFormat: PostgresFormat { .text }
-
-    let target: NearestWalk.Target
-
-    init(_ target: NearestWalk.Target) {
-        self.target = target
-    }
 
     func encode<JSONEncoder: PostgresJSONEncoder>(
         into byteBuffer: inout ByteBuffer, context: PostgresEncodingContext<JSONEncoder>
     ) {
         let coordinates: [Double]
-        switch target {
+        switch self {
         case .point(let lng, let lat):
             // Byte order 1 (little-endian), type 0x20000001 (point with an SRID), SRID 4326.
             byteBuffer.writeString("0101000020E6100000")

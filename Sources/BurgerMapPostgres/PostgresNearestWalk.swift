@@ -1,7 +1,7 @@
 import CGeoIndex
 import Foundation
 
-/// One nearest-first walk of the geometry GiST index (`places_by_geom`, on `geog::geometry`)
+/// One nearest-first walk of the geometry GiST index on each place's point (`places_by_point`)
 /// for a nearby search, and what its planar distances prove about the sphere.
 ///
 /// `geometry <->` measures in degrees on the plane of (longitude, latitude), which is not the

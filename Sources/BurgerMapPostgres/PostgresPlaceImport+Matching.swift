@@ -44,7 +44,7 @@ extension PostgresImportRun {
                     ELSE degrees(asin(least(1, sin(radians(\(reach))) / cos(radians(s.lat))))) * (1 + 1e-9) END AS w
             ) AS cap
             JOIN places AS p
-                ON ST_SetSRID(ST_MakePoint(p.lng, p.lat), 4326) && CASE WHEN s.lng - cap.w < -180 OR s.lng + cap.w > 180
+                ON \(unescaped: PostgresPlaceStore.point(of: "p")) && CASE WHEN s.lng - cap.w < -180 OR s.lng + cap.w > 180
                     THEN ST_MakeEnvelope(-180, s.lat - \(reach), 180, s.lat + \(reach), 4326)
                     ELSE ST_MakeEnvelope(s.lng - cap.w, s.lat - \(reach), s.lng + cap.w, s.lat + \(reach), 4326) END
             WHERE s.external_id IS NULL

@@ -19,7 +19,13 @@ public struct PostgresPlaceStore: PlaceStore {
 
     /// A place's position as a PostGIS point in degrees (SRID 4326), exactly as the GiST index
     /// `places_by_point` holds it: a query that means to use the index spells it so.
-    static let point = "ST_SetSRID(ST_MakePoint(lng, lat), 4326)"
+    static let point = point(of: nil)
+
+    /// `point` for the `places` row named `alias` in a query that joins other tables.
+    static func point(of alias: String?) -> String {
+        let prefix = alias.map { $0 + "." } ?? ""
+        return "ST_SetSRID(ST_MakePoint(\(prefix)lng, \(prefix)lat), 4326)"
+    }
 
     /// The `Place` of a row that selects `columns` from column `first` on.
     static func place(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> Place {
