@@ -5,7 +5,8 @@ import PostgresNIO
 /// NULL, and backslash escapes for the backslash and the three control characters that would
 /// break the layout (the field rules keep every other control character out).
 enum CopyText {
-    /// A row's leading number and fields, without the end of the line.
+    /// A row's leading number and fields (`PostgresPlaceImport.stageColumns`), without the end
+    /// of the line.
     static func appendRow(_ position: Int, _ draft: PlaceDraft, to buffer: inout ByteBuffer) {
         appendInteger(position, to: &buffer)
         tab(&buffer)
@@ -34,6 +35,11 @@ enum CopyText {
         append(draft.website, to: &buffer)
         tab(&buffer)
         append(draft.externalId, to: &buffer)
+        // Place search's folded columns (`SearchText.fold`), computed here as on every other path.
+        tab(&buffer)
+        append(draft.searchName, to: &buffer)
+        tab(&buffer)
+        append(draft.searchAddress, to: &buffer)
     }
 
     /// An integer in decimal, without making a string of it.

@@ -11,6 +11,9 @@ enum PostgresMigrations {
     struct Migration {
         var name: String
         var statements: [String]
+        /// Work in Swift after the statements, in the same transaction (filling columns whose
+        /// values come from the service's own rules).
+        var then: (@Sendable (PostgresConnection, Logger) async throws -> Void)? = nil
     }
 
     static let all: [Migration] = [
@@ -76,6 +79,7 @@ enum PostgresMigrations {
                 "ALTER TABLE places DROP COLUMN geog",
                 "CREATE INDEX places_by_point ON places USING GIST (\(PostgresPlaceStore.point))",
             ]),
+        Migration(name: "v5-place-search", statements: placeSearch, then: foldExistingPlaces),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every
@@ -139,6 +143,7 @@ enum PostgresMigrations {
                 for statement in migration.statements {
                     try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await migration.then?(connection, logger)
                 try await connection.query(
                     "INSERT INTO burgermap_migrations (name) VALUES (\(migration.name))", logger: logger)
             }

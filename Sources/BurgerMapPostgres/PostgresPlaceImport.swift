@@ -90,12 +90,12 @@ struct PostgresImportRun {
     /// The stage's columns, in COPY order.
     static let stageColumns = [
         "pos", "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website", "external_id",
+        "website", "external_id", "search_name", "search_address",
     ]
     /// The descriptive fields an import writes, as `places` and the stage name them.
     static let fields = [
         "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website",
+        "website", "search_name", "search_address",
     ]
 
     /// Contract distances of at most this many metres make a name match.
@@ -110,7 +110,7 @@ struct PostgresImportRun {
             CREATE TEMPORARY TABLE places_import_stage (
                 pos BIGINT NOT NULL, name TEXT NOT NULL, lat DOUBLE PRECISION NOT NULL, lng DOUBLE PRECISION NOT NULL,
                 address TEXT, city TEXT, province TEXT, postal_code TEXT, country TEXT, phone TEXT, category TEXT,
-                website TEXT, external_id TEXT
+                website TEXT, external_id TEXT, search_name TEXT, search_address TEXT
             ) ON COMMIT DROP
             """)
         try await copyRows(into: "places_import_stage", columns: Self.stageColumns) { position, _ in position }

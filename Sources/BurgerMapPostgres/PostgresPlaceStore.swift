@@ -104,10 +104,11 @@ public struct PostgresPlaceStore: PlaceStore {
             client.query(
                 """
                 INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id, created_at, updated_at, created_by)
+                    website, source, external_id, created_at, updated_at, created_by, search_name, search_address)
                 VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
                     \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
-                    \(draft.source), \(draft.externalId), \(now), \(now), \(userID))
+                    \(draft.source), \(draft.externalId), \(now), \(now), \(userID), \(draft.searchName),
+                    \(draft.searchAddress))
                 ON CONFLICT (source, external_id) WHERE source IS NOT NULL AND external_id IS NOT NULL DO NOTHING
                 RETURNING \(unescaped: Self.columns)
                 """, logger: logger))
@@ -155,7 +156,8 @@ public struct PostgresPlaceStore: PlaceStore {
                     UPDATE places SET name = \(draft.name), lat = \(draft.lat), lng = \(draft.lng),
                         address = \(draft.address), city = \(draft.city), province = \(draft.province),
                         postal_code = \(draft.postalCode), country = \(draft.country), phone = \(draft.phone),
-                        category = \(draft.category), website = \(draft.website), updated_at = \(time.milliseconds)
+                        category = \(draft.category), website = \(draft.website), updated_at = \(time.milliseconds),
+                        search_name = \(draft.searchName), search_address = \(draft.searchAddress)
                     WHERE id = \(id)
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))

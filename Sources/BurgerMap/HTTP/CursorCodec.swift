@@ -83,6 +83,18 @@ extension NearbyKey: CursorPosition {
     }
 }
 
+extension SearchKey: CursorPosition {
+    public var cursorText: String { "\(rank)|\(order)|\(id)" }
+
+    public init?(cursorText: String) {
+        let parts = cursorText.split(separator: "|")
+        guard parts.count == 3, let rank = Int(parts[0]), (0...3).contains(rank), let order = Double(parts[1]),
+            order.isFinite, let id = Int64(parts[2])
+        else { return nil }
+        self.init(rank: rank, order: order, id: id)
+    }
+}
+
 extension Timestamp: CursorPosition {
     public var cursorText: String { String(milliseconds) }
 

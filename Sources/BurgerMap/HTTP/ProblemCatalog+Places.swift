@@ -22,6 +22,15 @@ extension ProblemCatalog {
             .english: "bbox south must not be greater than north", .korean: "bbox의 south는 north보다 클 수 없습니다",
             .japanese: "bbox の south は north より大きくできません",
         ],
+        .searchQueryNoLetters: [
+            .english: "{field} must contain a letter, a digit or a symbol, not only punctuation and spaces",
+            .korean: "{field}에는 문장 부호와 공백만이 아니라 글자, 숫자 또는 기호가 있어야 합니다",
+            .japanese: "{field} には句読点や空白だけでなく、文字・数字・記号のいずれかが必要です",
+        ],
+        .searchRadiusWithoutPoint: [
+            .english: "{field} needs lat and lng", .korean: "{field}을(를) 쓰려면 lat과 lng가 필요합니다",
+            .japanese: "{field} には lat と lng が必要です",
+        ],
         .notPlaceCreator: [
             .english: "Only the user who added the place may change or delete it.",
             .korean: "장소를 등록한 사용자만 수정하거나 삭제할 수 있습니다.",

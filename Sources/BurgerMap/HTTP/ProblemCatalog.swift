@@ -42,6 +42,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8, fieldEmpty, fieldNotNull, fieldNotWebAddress
     case emailInvalid, nicknameSpaces
     case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
+    case searchQueryNoLetters, searchRadiusWithoutPoint
     // Changing places.
     case notPlaceCreator, placeHasReviews
 }

@@ -24,7 +24,7 @@ struct QueryReader {
         return String(text)
     }
 
-    private mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
+    mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
         errors.append(FieldError(field: name, code: code, key, arguments))
     }
 

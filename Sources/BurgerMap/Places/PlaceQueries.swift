@@ -98,6 +98,10 @@ public protocol PlaceStore: Sendable {
     func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage
     /// Places inside a viewport, most-reviewed first.
     func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult
+    /// Places whose folded name or address contains the query's folded text, ranked (exact
+    /// name, name prefix, name substring, address only; within a rank by distance from the
+    /// point, else most-reviewed first; then id), one page after the query's key.
+    func searchPlaces(_ query: SearchQuery) async throws -> SearchPage
     /// One place, or `nil`.
     func place(id: Int64) async throws -> Place?
     /// Stores a place that `userID` adds, unless one with the same (`source`, `external_id`)

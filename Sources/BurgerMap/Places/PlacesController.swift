@@ -10,6 +10,7 @@ struct PlacesController {
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("nearby", use: nearby)
+        routes.get("search", use: search)
         routes.get(use: viewport)
         routes.get(":id", use: show)
         routes.signedIn(authentication)

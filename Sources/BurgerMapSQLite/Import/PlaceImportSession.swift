@@ -55,7 +55,9 @@ extension AppDatabase: PlaceImportSink {
 /// SpatiaLite keeps `idx_places_geom` in step through triggers that insert one R*Tree entry per
 /// row (tens of microseconds each). For the length of the import those triggers are set aside;
 /// the new entries are then added in Hilbert-curve order, which keeps each insert in the same few
-/// tree nodes, and the triggers are put back unchanged before the transaction commits.
+/// tree nodes, and the triggers are put back unchanged before the transaction commits. Place
+/// search's index (`places_search`) stays in step through its triggers, except in a first load,
+/// where it is built once from the table at the end.
 struct PlaceImportSession {
     private let db: Database
     private let writer: PlaceWriter
@@ -85,6 +87,9 @@ struct PlaceImportSession {
         let triggers = try Row.fetchAll(
             db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'")
         for trigger in triggers {
+            // Place search's triggers add each row's trigrams in the statement that writes the
+            // row; into an empty table the index is built once at the end instead.
+            if indexedBefore > 0, (trigger["name"] as String).hasPrefix("places_search_") { continue }
             savedTriggers.append(trigger["sql"])
             try db.execute(sql: "DROP TRIGGER \(String(trigger["name"]).quotedDatabaseIdentifier)")
         }
@@ -190,6 +195,9 @@ struct PlaceImportSession {
             try rebuildSpatialIndex()
         } else {
             try addToSpatialIndex()
+        }
+        if indexedBefore == 0 {
+            try db.execute(sql: "INSERT INTO places_search (places_search) VALUES ('rebuild')")
         }
         for sql in savedTriggers {
             try db.execute(sql: sql)

@@ -2,7 +2,7 @@ import BurgerMap
 import GRDB
 import GRDBSQLite
 
-/// Writes place rows with their SpatiaLite point.
+/// Writes place rows with their SpatiaLite point and their folded search columns.
 ///
 /// The importer writes up to hundreds of thousands of rows a second through one writer, so the
 /// insert binds its values straight to a statement prepared once (GRDB's argument arrays cost
@@ -19,8 +19,8 @@ final class PlaceWriter {
     private static let fields =
         "name, lat, lng, address, city, province, postal_code, country, phone, category, website, source, external_id"
     private static let insertSQL = """
-        INSERT INTO places (\(fields), created_at, updated_at, geom)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, MakePoint(?3, ?2, 4326))
+        INSERT INTO places (\(fields), created_at, updated_at, geom, search_name, search_address)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, MakePoint(?3, ?2, 4326), ?15, ?16)
         """
 
     /// Inserts a place and returns its id.
@@ -68,6 +68,9 @@ final class PlaceWriter {
         sqlite3_bind_double(handle, 2, draft.lat)
         sqlite3_bind_double(handle, 3, draft.lng)
         sqlite3_bind_int64(handle, 14, time.milliseconds)
+        // The folded columns of place search (`places_search` follows them through its triggers).
+        bindText(handle, 15, draft.searchName)
+        bindText(handle, 16, draft.searchAddress)
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
@@ -99,13 +102,14 @@ final class PlaceWriter {
             sql: """
                 UPDATE places SET name = ?, lat = ?, lng = ?, address = ?, city = ?, province = ?,
                     postal_code = ?, country = ?, phone = ?, category = ?, website = ?, source = ?,
-                    external_id = ?, updated_at = ?, geom = MakePoint(?, ?, 4326)
+                    external_id = ?, updated_at = ?, geom = MakePoint(?, ?, 4326), search_name = ?,
+                    search_address = ?
                 WHERE id = ?
                 """,
             arguments: [
                 draft.name, draft.lat, draft.lng, draft.address, draft.city, draft.province, draft.postalCode,
                 draft.country, draft.phone, draft.category, draft.website, draft.source, draft.externalId,
-                time.milliseconds, draft.lng, draft.lat, id,
+                time.milliseconds, draft.lng, draft.lat, draft.searchName, draft.searchAddress, id,
             ])
     }
 

@@ -224,6 +224,7 @@ extension AppDatabase {
                     CREATE INDEX login_throttle_by_forget_at ON login_throttle(forget_at);
                     """)
         }
+        migrator.registerMigration("v7-place-search") { db in try placeSearch(db) }
         return migrator
     }
 

@@ -58,10 +58,10 @@ struct PostgresHarness: StoreHarness {
             let rows = try await engine.client.query(
                 """
                 INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id, created_at, updated_at)
+                    website, source, external_id, created_at, updated_at, search_name, search_address)
                 VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
                     \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
-                    \(draft.source), \(draft.externalId), 0, 0)
+                    \(draft.source), \(draft.externalId), 0, 0, \(draft.searchName), \(draft.searchAddress))
                 RETURNING \(unescaped: PostgresPlaceStore.columns)
                 """)
             places += try await PostgresPlaceStore.places(rows)
