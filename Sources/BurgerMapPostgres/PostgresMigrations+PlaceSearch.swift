@@ -15,7 +15,7 @@ extension PostgresMigrations {
         "CREATE INDEX places_by_search_address ON places USING GIN (search_address public.gin_trgm_ops)",
     ]
 
-    /// Folds the places stored before v4-place-search, a batch of ids at a time.
+    /// Folds the places stored before v5-place-search, a batch of ids at a time.
     @Sendable static func foldExistingPlaces(_ connection: PostgresConnection, _ logger: Logger) async throws {
         var ids: [Int64] = []
         var names: [String] = []

@@ -68,7 +68,7 @@ struct PlaceSearchBruteForceTests {
             queries.append(Bool.random(using: &random) ? piece.uppercased() : piece)
         }
         let allQueries = queries
-        let found = try await environment.withClientReturning(logger: Logger(label: "search-tests")) { client in
+        let found = try await environment.withClientReturning(logger: Logger(label: "burgermap-tests")) { client in
             var found = 0
             for (round, q) in allQueries.enumerated() {
                 let trimmed = q.trimmingCharacters(in: .whitespacesAndNewlines)
