@@ -11,8 +11,8 @@ extension PlacesController {
     /// when `lat`/`lng` are given (`radius_m` then limits the distance), else most-reviewed
     /// first; then by id. Keyset pages with cursors signed for the folded query and the point.
     ///
-    /// `q` is trimmed and must be 2…100 code points, still at least 2 once folded, and hold a
-    /// letter, digit or symbol: anything else is `400 validation_failed`, never a scan of
+    /// `q` is trimmed and must be 2…100 code points, still at least 2 once folded, free of
+    /// control characters, and hold a letter, digit or symbol: anything else is `400 validation_failed`, never a scan of
     /// every place. Every character of `q`, `%`, `_`, `"`, `*` and `\` included, matches only
     /// itself.
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -27,7 +27,11 @@ extension PlacesController {
             folded = SearchText.fold(raw)
             let length = Self.searchQueryLength
             let rawCount = raw.unicodeScalars.count
-            if rawCount < length.lowerBound || rawCount > length.upperBound || folded.unicodeScalars.count < 2 {
+            if raw.unicodeScalars.contains(where: TextField.isControl) {
+                // NUL and the other control characters are in no stored text (the field rules
+                // refuse them), and PostgreSQL refuses NUL in any text.
+                reader.fail("q", "control_characters", .fieldControlCharacters)
+            } else if rawCount < length.lowerBound || rawCount > length.upperBound || folded.unicodeScalars.count < 2 {
                 let tooShort = rawCount < length.lowerBound || folded.unicodeScalars.count < 2
                 reader.fail(
                     "q", tooShort ? "too_short" : "too_long", .fieldLength,

@@ -118,6 +118,8 @@ struct PlaceSearchTests {
             (["q": "\"*"], "q", "no_letters"),
             (["q": "_ \\ %"], "q", "no_letters"),
             (["q": "   "], "q", "too_short"),
+            (["q": "ab\u{0}c"], "q", "control_characters"),
+            (["q": "ab\tc"], "q", "control_characters"),
             (["q": "place", "limit": "51"], "limit", "out_of_range"),
             (["q": "place", "limit": "0"], "limit", "out_of_range"),
             (["q": "place", "lat": "1"], "lng", "required"),
