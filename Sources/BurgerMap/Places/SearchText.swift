@@ -3,11 +3,12 @@ import Foundation
 /// The one folding rule of place search, shared by every writer and every query on both engines.
 ///
 /// `fold` is, in order: Unicode compatibility composition (NFKC: full-width Latin becomes ASCII,
-/// half-width katakana full-width), the Unicode lowercase mapping, and the removal of the Latin,
-/// Greek and Cyrillic combining marks (U+0300–036F, U+1AB0–1AFF, U+1DC0–1DFF, U+20D0–20FF,
-/// U+FE20–FE2F) from the canonical decomposition, which is then composed again (NFC). Hangul
-/// syllables decompose to jamo and compose back to the same syllables; the kana voicing marks
-/// (U+3099, U+309A) are not among the removed marks, so "ガ" stays "ガ" and never matches "カ".
+/// half-width katakana full-width), the Unicode lowercase mapping, and the removal of every
+/// combining mark (canonical combining class other than 0: accents, but also the kana voicing
+/// marks U+3099 and U+309A, as Foundation's diacritic-insensitive folding does) from the
+/// canonical decomposition, which is then composed again (NFC). So "é" matches "e", and "ガ"
+/// and "パ" match "カ" and "ハ". Hangul syllables decompose to jamo (combining class 0, kept)
+/// and compose back to the same syllables, never left as jamo.
 /// Two case-folding expansions that lowercasing leaves out are added: "ß" folds to "ss" and the
 /// final sigma "ς" to "σ". A place matches a query when the folded query is a substring of its
 /// folded name or of its folded address line (`Place.address`).
@@ -22,8 +23,8 @@ public enum SearchText {
         let lowered = text.precomposedStringWithCompatibilityMapping.lowercased()
         var scalars = String.UnicodeScalarView()
         for scalar in lowered.decomposedStringWithCanonicalMapping.unicodeScalars {
+            if scalar.properties.canonicalCombiningClass != .notReordered { continue }
             switch scalar.value {
-            case 0x0300...0x036F, 0x1AB0...0x1AFF, 0x1DC0...0x1DFF, 0x20D0...0x20FF, 0xFE20...0xFE2F: continue
             case 0x00DF:
                 scalars.append("s")
                 scalars.append("s")
