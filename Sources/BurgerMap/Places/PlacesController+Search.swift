@@ -12,9 +12,9 @@ extension PlacesController {
     /// first; then by id. Keyset pages with cursors signed for the folded query and the point.
     ///
     /// `q` is trimmed and must be 2…100 code points, still at least 2 once folded, free of
-    /// control characters, and hold a letter, digit or symbol: anything else is `400 validation_failed`, never a scan of
-    /// every place. Every character of `q`, `%`, `_`, `"`, `*` and `\` included, matches only
-    /// itself.
+    /// control characters, and hold a letter, digit or symbol: anything else is
+    /// `400 validation_failed`, never a scan of every place. Every character of `q` (`%`, `_`,
+    /// `"`, `*` and `\` included) matches only itself.
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         let raw = reader.text("q")?.trimmingCharacters(in: .whitespacesAndNewlines)
