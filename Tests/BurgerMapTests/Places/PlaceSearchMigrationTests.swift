@@ -40,7 +40,7 @@ struct PlaceSearchMigrationTests {
         #expect(address.items.map(\.key.rank) == [3])
     }
 
-    @Test("PostgreSQL v4-place-search's fold fills the columns of places stored without them")
+    @Test("PostgreSQL v5-place-search's fold fills the columns of places stored without them")
     func postgres() async throws {
         try await withPostgresEngine { engine in
             let places = try await PostgresHarness(engine: engine).insert([
