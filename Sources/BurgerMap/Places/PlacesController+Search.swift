@@ -27,7 +27,7 @@ extension PlacesController {
             folded = SearchText.fold(raw)
             let length = Self.searchQueryLength
             let rawCount = raw.unicodeScalars.count
-            if raw.unicodeScalars.contains(where: TextField.isControl) {
+            if TextField.codePointsAndControls(raw, allowingLineBreaks: false).hasControl {
                 // NUL and the other control characters are in no stored text (the field rules
                 // refuse them), and PostgreSQL refuses NUL in any text.
                 reader.fail("q", "control_characters", .fieldControlCharacters)
