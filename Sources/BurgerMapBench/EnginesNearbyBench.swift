@@ -35,7 +35,7 @@ struct EnginesNearbyBench: AsyncParsableCommand {
         quiet.logLevel = .warning
         let logger = quiet
         try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(text), logger: logger) { engine in
-            try await load(from: database, into: engine, logger: logger)
+            try await copyBenchPlaces(from: database, into: engine, count: places, logger: logger)
             var generator = SeededGenerator(seed: 7)
             let points = (0..<queries).map { _ in area.randomPoint(using: &generator) }
             var times: [String: [Double]] = ["sqlite": [], "postgres": []]
@@ -68,44 +68,5 @@ struct EnginesNearbyBench: AsyncParsableCommand {
             }
             print("identical pages (ids and distances to the bit): \(agreements) of \(points.count)")
         }
-    }
-
-    /// Copies the SQLite places (ids, names, positions) into PostgreSQL unless it has them.
-    private func load(from database: AppDatabase, into engine: PostgresEngine, logger: Logger) async throws {
-        let stored = try await engine.client.query("SELECT count(*) FROM places")
-        for try await count in stored.decode(Int64.self) where count == places { return }
-        let rows = try await database.pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, lat, lng, created_at FROM places ORDER BY id").map {
-                (
-                    id: $0[0] as Int64, name: $0[1] as String, lat: $0[2] as Double, lng: $0[3] as Double,
-                    at: $0[4] as Int64
-                )
-            }
-        }
-        let begin = DispatchTime.now().uptimeNanoseconds
-        try await engine.client.withConnection { connection in
-            try await connection.query("TRUNCATE places CASCADE", logger: logger)
-            try await connection.copyFrom(
-                table: "places", columns: ["id", "name", "lat", "lng", "created_at", "updated_at"], logger: logger
-            ) { writer in
-                var buffer = ByteBuffer()
-                for row in rows {
-                    // Generated names have no tab, newline or backslash: COPY's text format as is.
-                    buffer.writeString("\(row.id)\t\(row.name)\t\(row.lat)\t\(row.lng)\t\(row.at)\t\(row.at)\n")
-                    if buffer.readableBytes > 1 << 20 {
-                        try await writer.write(buffer)
-                        buffer.clear()
-                    }
-                }
-                try await writer.write(buffer)
-            }
-            try await connection.query(
-                "SELECT setval(pg_get_serial_sequence('places', 'id'), (SELECT max(id) FROM places))", logger: logger)
-            try await connection.query("VACUUM ANALYZE places", logger: logger)
-        }
-        print(
-            String(
-                format: "loaded %d places into PostgreSQL (COPY, GiST indexes maintained): %.1f s", rows.count,
-                Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9))
     }
 }

@@ -1,11 +1,14 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapPostgres
 import BurgerMapSQLite
 import Foundation
+import Logging
 
 /// `search`: place search in process on the benchmark's places (generated names such as
 /// "Double Stack #12" and addresses on "Burger Street"), for queries from 2 to 10 characters
-/// that match nothing, a few places or nearly all of them, with and without a point.
+/// that match nothing, a few places or much of the table, with and without a point; with
+/// `--engines`, on the PostgreSQL engine beside it (same places, same run).
 struct SearchBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "search",
@@ -15,6 +18,7 @@ struct SearchBench: AsyncParsableCommand {
     @Option(help: "Side of the square area, in km.") var sideKm = 100.0
     @Option(help: "Timed searches per query and form.") var repetitions = 7
     @Option(help: "Folder for the benchmark database (kept between runs).") var dataDir = "bench-data/search"
+    @Flag(help: "Also on PostgreSQL (BURGERMAP_TEST_DATABASE_URL, as scripts/postgres sets it).") var engines = false
 
     /// Queries as a user would type them, already folded: none, few and many matches.
     static let queries = [
@@ -24,25 +28,52 @@ struct SearchBench: AsyncParsableCommand {
 
     func run() async throws {
         let database = try await openNearbyBenchDatabase(places: places, sideKm: sideKm, dataDir: dataDir)
+        guard engines else { return try await measure([("sqlite", database)]) }
+        guard let url = ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"] else {
+            throw ValidationError("no PostgreSQL URL: run through scripts/postgres")
+        }
+        var quiet = Logger(label: "burgermap-bench")
+        quiet.logLevel = .warning
+        let logger = quiet
+        try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(url), logger: logger) { engine in
+            try await copyBenchPlaces(from: database, into: engine, count: places, logger: logger)
+            try await measure([("sqlite", database), ("postgres", engine.places)])
+        }
+    }
+
+    /// Each query's median per store and form, the stores taking turns query by query; the
+    /// pages of the stores are compared (ids and distances).
+    private func measure(_ stores: [(name: String, store: any PlaceStore)]) async throws {
         let point = (lat: 37.5665, lng: 126.978)
-        print("places: \(places); \(repetitions) searches per query and form, 20 per page, medians")
-        print("query         matches on page   no point      with point (37.5665, 126.978)")
+        print("places: \(places); \(repetitions) searches per query, form and engine, 20 per page, medians in ms")
+        print(
+            "query         "
+                + stores.map { $0.name.padding(toLength: 9, withPad: " ", startingAt: 0) + " no point  with point" }
+                .joined(separator: "   ") + "   page")
+        var differing = 0
         for text in Self.queries {
-            var times: [[Double]] = [[], []]
-            var found = 0
+            let forms = [
+                SearchQuery(text: text, limit: 20), SearchQuery(text: text, lat: point.lat, lng: point.lng, limit: 20),
+            ]
+            var times = Array(repeating: [[Double]](repeating: [], count: forms.count), count: stores.count)
+            var pages = Array(repeating: [[Int64]](repeating: [], count: forms.count), count: stores.count)
             for _ in 0..<repetitions {
-                for (form, query) in [
-                    SearchQuery(text: text, limit: 20),
-                    SearchQuery(text: text, lat: point.lat, lng: point.lng, limit: 20),
-                ].enumerated() {
-                    let begin = DispatchTime.now().uptimeNanoseconds
-                    let page = try await database.searchPlaces(query)
-                    times[form].append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
-                    found = page.items.count
+                for (index, entry) in stores.enumerated() {
+                    for (form, query) in forms.enumerated() {
+                        let begin = DispatchTime.now().uptimeNanoseconds
+                        let page = try await entry.store.searchPlaces(query)
+                        times[index][form].append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e6)
+                        pages[index][form] = page.items.map(\.place.id)
+                    }
                 }
             }
-            let label = "\"\(text)\"".padding(toLength: 14, withPad: " ", startingAt: 0)
-            print(label + String(format: " %15d   %8.2f ms   %8.2f ms", found, median(times[0]), median(times[1])))
+            differing += pages.dropFirst().filter { $0 != pages[0] }.count
+            var line = "\"\(text)\"".padding(toLength: 14, withPad: " ", startingAt: 0)
+            for index in stores.indices {
+                line += String(format: "          %8.2f  %8.2f  ", median(times[index][0]), median(times[index][1]))
+            }
+            print(line + "   \(pages[0][0].count) / \(pages[0][1].count)")
         }
+        if stores.count > 1 { print("queries whose pages differ between the engines: \(differing)") }
     }
 }

@@ -5,13 +5,15 @@ import PostgresNIO
 extension PostgresMigrations {
     /// SQLite's v7-place-search: the folded name and address line of every place
     /// (`SearchText.fold`, written by every writer: `PostgresPlaceStore` and both import paths),
-    /// with a GIN trigram index (`pg_trgm`, in `public` like PostGIS) on each. A search is
+    /// with a B-tree of the folded names in code-point order (`COLLATE "C"`, as SQLite's
+    /// `BINARY`: exact names and prefixes) and a GIN trigram index (`pg_trgm`, in `public` like PostGIS) on each. A search is
     /// `LIKE '%…%'` over them with `%`, `_` and `\` escaped; the index finds the rows that hold
     /// the pattern's trigrams and PostgreSQL checks each against the pattern.
     static let placeSearch: [String] = [
         "CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public",
         "ALTER TABLE places ADD COLUMN search_name TEXT, ADD COLUMN search_address TEXT",
-        "CREATE INDEX places_by_search_name ON places USING GIN (search_name public.gin_trgm_ops)",
+        "CREATE INDEX places_by_search_name ON places (search_name COLLATE \"C\")",
+        "CREATE INDEX places_by_search_name_trigrams ON places USING GIN (search_name public.gin_trgm_ops)",
         "CREATE INDEX places_by_search_address ON places USING GIN (search_address public.gin_trgm_ops)",
     ]
 

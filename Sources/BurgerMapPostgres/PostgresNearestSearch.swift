@@ -22,6 +22,11 @@ struct PostgresNearestSearch {
     let query: NearbyQuery
     let client: PostgresClient
     let logger: Logger
+    /// A further test of the place row, with `text` bound as $5, inside the walk: a place
+    /// search walks one of its ranks this way (`PostgresSearchTiers`), where the rank is known
+    /// to hold many places, so that the walk hands out only places of the rank. The nearby
+    /// filters must be off.
+    var textTest: (sql: String, text: String)? = nil
 
     func page() async throws -> NearbyPage {
         let count = query.limit + 1
@@ -85,12 +90,19 @@ struct PostgresNearestSearch {
                 target: walk.target, after: after, limit: Int64(limit), reach: walk.maxPlanar,
                 reviewedOnly: query.reviewedOnly, minRating: query.minRating, category: query.category)
         }
-        switch limit {
-        case Candidates32.limit!: rows = try await client.execute(statement(Candidates32.self), logger: logger)
-        case Candidates64.limit!: rows = try await client.execute(statement(Candidates64.self), logger: logger)
-        case Candidates128.limit!: rows = try await client.execute(statement(Candidates128.self), logger: logger)
-        case Candidates512.limit!: rows = try await client.execute(statement(Candidates512.self), logger: logger)
-        default: rows = try await client.execute(statement(CandidatesAny.self), logger: logger)
+        if let textTest {
+            rows = try await client.query(
+                Self.testedCandidates(textTest, target: walk.target, after: after, limit: limit, reach: walk.maxPlanar),
+                logger: logger
+            ).map { try statement(CandidatesAny.self).decodeRow($0) }
+        } else {
+            switch limit {
+            case Candidates32.limit!: rows = try await client.execute(statement(Candidates32.self), logger: logger)
+            case Candidates64.limit!: rows = try await client.execute(statement(Candidates64.self), logger: logger)
+            case Candidates128.limit!: rows = try await client.execute(statement(Candidates128.self), logger: logger)
+            case Candidates512.limit!: rows = try await client.execute(statement(Candidates512.self), logger: logger)
+            default: rows = try await client.execute(statement(CandidatesAny.self), logger: logger)
+            }
         }
         var qualifying: [NearestCandidate] = []
         var seen = 0

@@ -1,41 +1,14 @@
 import BurgerMap
 import CGeoIndex
+import Logging
 import PostgresNIO
 
 extension PostgresPlaceStore {
-    /// Place search: every place whose folded name or address holds the folded query, with its
-    /// rank, found through the GIN trigram indexes; then ranked and cut to the page by
-    /// `SearchRanking` (shared with the SQLite engine, with the same `bm_haversine_m`, so both
-    /// answer the same pages to the bit); then the page's places by id.
-    ///
-    /// The pattern is `%query%` with `\`, `%` and `_` escaped (`\` is LIKE's default escape), and
-    /// both the pattern and the query travel as bound parameters. A query of 2 code points has
-    /// no trigram of its own: `pg_trgm` then reads the whole index and checks every row.
     public func searchPlaces(_ query: SearchQuery) async throws -> SearchPage {
-        let text = query.text
-        let pattern = "%" + Self.escapedForLike(text) + "%"
-        let rows = try await client.query(
-            """
-            SELECT id, CASE WHEN search_name = \(text) THEN 0 WHEN starts_with(search_name, \(text)) THEN 1
-                    WHEN strpos(search_name, \(text)) > 0 THEN 2 ELSE 3 END,
-                lat, lng, review_count
-            FROM places WHERE search_name LIKE \(pattern) OR search_address LIKE \(pattern)
-            """, logger: logger)
-        var candidates: [SearchCandidate] = []
-        for try await (id, rank, lat, lng, reviews) in rows.decode((Int64, Int32, Double, Double, Int64).self) {
-            candidates.append(SearchCandidate(id: id, rank: Int(rank), lat: lat, lng: lng, reviewCount: Int(reviews)))
-        }
         let point = query.point
-        let page = SearchRanking.page(candidates, query) { lat, lng in
-            bm_haversine_m(point!.lat, point!.lng, lat, lng)
+        return try await TieredSearch.page(query, from: PostgresSearchTiers(client: client, logger: logger)) {
+            lat, lng in bm_haversine_m(point!.lat, point!.lng, lat, lng)
         }
-        guard !page.keys.isEmpty else { return SearchPage(items: [], hasMore: false) }
-        let ids = page.keys.map(\.key.id)
-        let places = try await Self.places(
-            client.query(
-                "SELECT \(unescaped: Self.columns) FROM places WHERE id = ANY(\(ids)::BIGINT[])", logger: logger))
-        let byID = Dictionary(places.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return SearchPage(items: SearchRanking.results(page.keys, places: byID), hasMore: page.hasMore)
     }
 
     /// `text` with LIKE's escape character and wildcards escaped, so that each matches itself.
@@ -47,5 +20,165 @@ extension PostgresPlaceStore {
             escaped.unicodeScalars.append(character)
         }
         return escaped
+    }
+}
+
+/// The PostgreSQL engine's side of `TieredSearch`, the SQLite engine's `SearchTiers` in
+/// PostgreSQL's words: `strpos` for `instr`, the B-tree `places_by_search_name` in code-point
+/// order (`COLLATE "C"`) for exact names and prefixes, `pg_trgm`'s GIN indexes with
+/// `LIKE '%…%'` (`\`, `%` and `_` escaped) for substrings of 3 or more code points. Every
+/// value travels as a bound parameter.
+struct PostgresSearchTiers: SearchTierSource {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Whether the row is of `tier` for the folded query bound as `parameter`.
+    static func test(_ tier: SearchTier, _ parameter: String) -> String {
+        switch tier {
+        case .exactName: "search_name = \(parameter)"
+        case .namePrefix: "strpos(search_name, \(parameter)) = 1 AND search_name <> \(parameter)"
+        case .nameSubstring: "strpos(search_name, \(parameter)) > 1"
+        case .addressOnly: "strpos(search_name, \(parameter)) = 0 AND strpos(search_address, \(parameter)) > 0"
+        }
+    }
+
+    /// The rank of the row for the folded query $1 (-1: none).
+    static let rankSQL = """
+        CASE WHEN search_name = $1 THEN 0 WHEN strpos(search_name, $1) = 1 THEN 1
+            WHEN strpos(search_name, $1) > 1 THEN 2 WHEN strpos(search_address, $1) > 0 THEN 3 ELSE -1 END
+        """
+
+    func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(text)
+        bindings.append(Int64(cap + 1))
+        let found: String
+        switch tiers.first! {
+        case .exactName:
+            found = "search_name COLLATE \"C\" = $1"
+        case .namePrefix:
+            if let successor = SearchTier.successor(of: text) {
+                bindings.append(successor)
+                found = "search_name COLLATE \"C\" > $1 AND search_name COLLATE \"C\" < $3"
+            } else {
+                found = "search_name COLLATE \"C\" > $1"
+            }
+            // The index alone counts them, so that a prefix thousands of names share costs no
+            // row reads before its walk.
+            let count = try await client.query(
+                PostgresQuery(
+                    unsafeSQL: "SELECT count(*) FROM (SELECT FROM places WHERE \(found) LIMIT $2) AS s",
+                    binds: bindings), logger: logger)
+            for try await count in count.decode(Int64.self) where count > cap { return nil }
+        case .nameSubstring, .addressOnly:
+            if text.unicodeScalars.count >= 3 {
+                bindings.append("%" + PostgresPlaceStore.escapedForLike(text) + "%")
+                found =
+                    tiers.contains(.nameSubstring)
+                    ? "search_name LIKE $3 OR search_address LIKE $3" : "search_address LIKE $3"
+            } else {
+                // No trigram of its own: a scan, which stops at the cap.
+                found = tiers.map { "(\(Self.test($0, "$1")))" }.joined(separator: " OR ")
+            }
+        }
+        let rows = try await client.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT id, \(Self.rankSQL), lat, lng, review_count FROM places WHERE \(found) LIMIT $2",
+                binds: bindings), logger: logger)
+        var read = 0
+        var candidates: [SearchCandidate] = []
+        for try await (id, rank, lat, lng, reviews) in rows.decode((Int64, Int32, Double, Double, Int64).self) {
+            read += 1
+            if read > cap { return nil }
+            guard tiers.contains(where: { $0.rawValue == Int(rank) }) else { continue }
+            candidates.append(SearchCandidate(id: id, rank: Int(rank), lat: lat, lng: lng, reviewCount: Int(reviews)))
+        }
+        return candidates
+    }
+
+    /// How far a walk from the query point reaches at first, and then each time it finds too few
+    /// places (a search without a radius): the bounds of `NearestWalk` need a radius, and a
+    /// radius that reaches a pole walks from the pole's line.
+    static let walkRadii: [Double] = [2_000, 20_000, 200_000, 2_000_000, .pi * BM_EARTH_RADIUS_M * 1.01]
+
+    func searchWalk(_ tier: SearchTier, _ query: SearchQuery, after: SearchKey?, count: Int) async throws
+        -> [SearchResult]
+    {
+        let rank = tier.rawValue
+        guard let point = query.point else {
+            var bindings = PostgresBindings(capacity: 4)
+            bindings.append(query.text)
+            bindings.append(Int64(count))
+            var from = ""
+            if let after {
+                bindings.append(Int64(-after.order))
+                bindings.append(after.id)
+                from = " AND review_count <= $3 AND (review_count < $3 OR id > $4)"
+            }
+            let places = try await PostgresPlaceStore.places(
+                client.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            SELECT \(PostgresPlaceStore.columns) FROM places
+                            WHERE \(Self.test(tier, "$1"))\(from)
+                            ORDER BY review_count DESC, id LIMIT $2
+                            """, binds: bindings), logger: logger))
+            return places.map {
+                SearchResult(
+                    place: $0, distanceM: nil, key: SearchKey(rank: rank, order: -Double($0.reviewCount), id: $0.id))
+            }
+        }
+        let radii = query.radiusM.map { [$0] } ?? Self.walkRadii
+        var items: [NearbyPlace] = []
+        for radius in radii {
+            let nearby = NearbyQuery(
+                lat: point.lat, lng: point.lng, radiusM: radius, limit: count,
+                after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
+            items = try await PostgresNearestSearch(
+                query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$5"), query.text)
+            ).page().items
+            // The places within a radius come first: enough of them are the answer.
+            if items.count == count { break }
+        }
+        return items.map {
+            SearchResult(
+                place: $0.place, distanceM: $0.distanceM,
+                key: SearchKey(rank: rank, order: $0.distanceM, id: $0.place.id))
+        }
+    }
+
+    func searchedPlaces(ids: [Int64]) async throws -> [Int64: Place] {
+        let places = try await PostgresPlaceStore.places(
+            client.query(
+                "SELECT \(unescaped: PostgresPlaceStore.columns) FROM places WHERE id = ANY(\(ids)::BIGINT[])",
+                logger: logger))
+        return Dictionary(places.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+}
+
+extension PostgresNearestSearch {
+    /// The candidate query with a further test inside the walk, in `NearestCandidates`' columns
+    /// (every candidate it hands out passes the test; the last column is the radius's reach).
+    static func testedCandidates(
+        _ test: (sql: String, text: String), target: NearestWalk.Target, after: Double, limit: Int, reach: Double
+    ) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: 5)
+        bindings.append(target)
+        bindings.append(after)
+        bindings.append(Int64(limit))
+        bindings.append(reach)
+        bindings.append(test.text)
+        return PostgresQuery(
+            unsafeSQL: """
+                SELECT \(PostgresPlaceStore.columns), d, d <= $4
+                FROM (
+                    SELECT \(PostgresPlaceStore.columns), \(PostgresPlaceStore.point) <-> $1::geometry AS d
+                    FROM places
+                    WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2 AND (\(test.sql))
+                    ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
+                    LIMIT $3
+                ) AS nearest
+                ORDER BY d
+                """, binds: bindings)
     }
 }

@@ -93,16 +93,15 @@ public struct SearchPage: Sendable {
     }
 }
 
-/// The ranking both engines share, so that they answer the same pages to the bit: each engine
-/// finds the matching places and their rank, this orders them and cuts the page, and the engine
-/// then reads the page's places.
+/// The order within a rank that both engines share, so that they answer the same pages to the
+/// bit: each engine finds a rank's places (`TieredSearch`), this orders them.
 public enum SearchRanking {
-    /// The keys (and distances) of one page of `candidates`, and whether more follow.
-    /// `distance` is the engine's contract great-circle distance (`bm_haversine_m`) from the
-    /// query point; it is called only when the query has one.
-    public static func page(
+    /// The keys (and distances) of `candidates` strictly after the query's key and within its
+    /// radius, in order. `distance` is the engine's contract great-circle distance
+    /// (`bm_haversine_m`) from the query point; it is called only when the query has one.
+    public static func ranked(
         _ candidates: [SearchCandidate], _ query: SearchQuery, distance: (Double, Double) -> Double
-    ) -> (keys: [(key: SearchKey, distanceM: Double?)], hasMore: Bool) {
+    ) -> [(key: SearchKey, distanceM: Double?)] {
         var ranked: [(key: SearchKey, distanceM: Double?)] = []
         ranked.reserveCapacity(candidates.count)
         let hasPoint = query.point != nil
@@ -121,16 +120,7 @@ public enum SearchRanking {
             ranked.append((key, distanceM))
         }
         ranked.sort { $0.key < $1.key }
-        return (Array(ranked.prefix(query.limit)), ranked.count > query.limit)
-    }
-
-    /// The page's results from the places read by id (a place deleted in between is left out).
-    public static func results(
-        _ keys: [(key: SearchKey, distanceM: Double?)], places: [Int64: Place]
-    ) -> [SearchResult] {
-        keys.compactMap { entry in
-            places[entry.key.id].map { SearchResult(place: $0, distanceM: entry.distanceM, key: entry.key) }
-        }
+        return ranked
     }
 }
 

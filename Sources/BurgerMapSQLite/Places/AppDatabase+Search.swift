@@ -5,67 +5,164 @@ import GRDBSQLite
 
 extension AppDatabase {
     public func searchPlaces(_ query: SearchQuery) async throws -> SearchPage {
-        try await measured("search") { try await pool.read { db in try Self.searchPlaces(db, query) } }
+        try await measured("search") {
+            let point = query.point
+            return try await TieredSearch.page(query, from: SearchTiers(database: self)) { lat, lng in
+                bm_haversine_m(point!.lat, point!.lng, lat, lng)
+            }
+        }
+    }
+}
+
+/// The SQLite engine's side of `TieredSearch`: each rank's test on the folded columns of the
+/// place row `p`, the indexes that find a rank's places, and the walks.
+struct SearchTiers: SearchTierSource {
+    let database: AppDatabase
+
+    /// Whether the place row `p` is of `tier` for the folded query bound as `parameter`.
+    static func test(_ tier: SearchTier, _ parameter: String) -> String {
+        switch tier {
+        case .exactName: "p.search_name = \(parameter)"
+        case .namePrefix: "instr(p.search_name, \(parameter)) = 1 AND p.search_name <> \(parameter)"
+        case .nameSubstring: "instr(p.search_name, \(parameter)) > 1"
+        case .addressOnly: "instr(p.search_name, \(parameter)) = 0 AND instr(p.search_address, \(parameter)) > 0"
+        }
     }
 
-    /// The rank of a matching row from its folded name (?1 is the folded query): 0 exact,
-    /// 1 prefix (the first occurrence is at the start), 2 elsewhere in the name, 3 only in the
-    /// address.
-    private static let rankSQL = """
+    /// The rank of the place row `p` for the folded query ?1 (-1: none).
+    static let rankSQL = """
         CASE WHEN p.search_name = ?1 THEN 0 WHEN instr(p.search_name, ?1) = 1 THEN 1
-            WHEN instr(p.search_name, ?1) > 0 THEN 2 ELSE 3 END
+            WHEN instr(p.search_name, ?1) > 1 THEN 2 WHEN instr(p.search_address, ?1) > 0 THEN 3 ELSE -1 END
         """
 
-    /// Queries of 3 or more code points: `places_search` finds the rows holding every trigram of
-    /// the query at consecutive positions in one column, which is the substring match itself;
-    /// `instr` checks it again on the row. ?2 is the query as one FTS5 string (`"` doubled), so
-    /// `*`, `NEAR`, `AND`, `:` and the rest are text, not syntax.
-    private static let trigramSQL = """
-        SELECT p.id, \(rankSQL), p.lat, p.lng, p.review_count
-        FROM places_search JOIN places AS p ON p.id = places_search.rowid
-        WHERE places_search MATCH ?2 AND (instr(p.search_name, ?1) > 0 OR instr(p.search_address, ?1) > 0)
-        """
-
-    /// Queries of 2 code points, which have no trigram: a scan of the folded columns with
-    /// `instr` (a byte search per row, no pattern syntax). Its cost grows with the table, about
-    /// one pass over `places` per search (tens of milliseconds for a million places); what it
-    /// returns is bounded by the matches, as for longer queries.
-    private static let scanSQL = """
-        SELECT p.id, \(rankSQL), p.lat, p.lng, p.review_count FROM places AS p
-        WHERE instr(p.search_name, ?1) > 0 OR instr(p.search_address, ?1) > 0
-        """
-
-    /// The search on one connection: every match with its rank, ranked and cut to the page by
-    /// `SearchRanking` (which both engines share), then the page's places by id.
-    static func searchPlaces(_ db: Database, _ query: SearchQuery) throws -> SearchPage {
-        let usesTrigrams = query.text.unicodeScalars.count >= 3
-        let sql = usesTrigrams ? trigramSQL : scanSQL
-        let statement = try db.cachedStatement(sql: sql)
-        var arguments: StatementArguments = [query.text]
-        if usesTrigrams {
-            arguments += ["\"" + query.text.replacingOccurrences(of: "\"", with: "\"\"") + "\""]
+    /// The statement that finds the places of `tiers` (?1 the folded query, ?2 an upper bound
+    /// or an FTS5 query, ?3 the most rows to read), selecting id, rank, lat, lng and review
+    /// count.
+    ///
+    /// - Exact name and prefix: `places_by_search_name`, an ordinary index of the folded
+    ///   names (`text < name < successor(text)` for a prefix: every such name, none other).
+    /// - Substrings of 3 or more code points: `places_search`, the FTS5 trigram index; its
+    ///   phrase of the query's trigrams is the substring match itself (in both columns at once:
+    ///   one phrase costs less than one per column).
+    /// - Substrings of 2 code points have no trigram: a scan of `places` with `instr` (a byte
+    ///   search per row), which stops at the cap.
+    static func matchesSQL(_ tiers: [SearchTier], trigrams: Bool, bounded: Bool) -> String {
+        let columns = "p.id, \(rankSQL), p.lat, p.lng, p.review_count"
+        switch tiers.first! {
+        case .exactName:
+            return "SELECT \(columns) FROM places AS p WHERE p.search_name = ?1 LIMIT ?3"
+        case .namePrefix:
+            return "SELECT \(columns) FROM places AS p WHERE \(prefixRange(bounded: bounded)) LIMIT ?3"
+        case .nameSubstring, .addressOnly:
+            guard trigrams else {
+                let found = tiers.map { "(\(test($0, "?1")))" }.joined(separator: " OR ")
+                return "SELECT \(columns) FROM places AS p WHERE \(found) LIMIT ?3"
+            }
+            return """
+                SELECT \(columns)
+                FROM (SELECT rowid FROM places_search WHERE places_search MATCH ?2 LIMIT ?3) AS m
+                JOIN places AS p ON p.id = m.rowid
+                """
         }
-        try statement.setArguments(arguments)
-        let handle = statement.sqliteStatement
-        var candidates: [SearchCandidate] = []
-        do {
+    }
+
+    /// The names that start with ?1 and are longer, on `places_by_search_name`.
+    static func prefixRange(bounded: Bool) -> String {
+        "p.search_name > ?1" + (bounded ? " AND p.search_name < ?2" : "")
+    }
+
+    /// How many names start with ?1 (and are longer), up to ?3: the index alone answers it, so
+    /// a prefix that thousands of names share costs no row reads before its walk.
+    static func prefixCountSQL(bounded: Bool) -> String {
+        "SELECT count(*) FROM (SELECT 1 FROM places AS p WHERE \(prefixRange(bounded: bounded)) LIMIT ?3)"
+    }
+
+    func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
+        let trigrams = text.unicodeScalars.count >= 3
+        var second: String?
+        switch tiers.first! {
+        case .exactName: break
+        case .namePrefix: second = SearchTier.successor(of: text)
+        case .nameSubstring, .addressOnly:
+            // The query as one FTS5 string ("" doubled), so that `*`, `NEAR`, `AND`, `:` and the
+            // rest are text, not syntax; in the address column only when the name ranks are done.
+            let phrase = "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            second = tiers.contains(.nameSubstring) ? phrase : "{search_address} : " + phrase
+        }
+        let bounded = second != nil
+        let sql = Self.matchesSQL(tiers, trigrams: trigrams, bounded: bounded)
+        let arguments: StatementArguments = [text, second, cap + 1]
+        return try await database.pool.read { db in
+            if tiers == [.namePrefix] {
+                let count = try Int.fetchOne(db, sql: Self.prefixCountSQL(bounded: bounded), arguments: arguments)
+                if let count, count > cap { return nil }
+            }
+            let statement = try db.cachedStatement(sql: sql)
+            try statement.setArguments(arguments)
+            let handle = statement.sqliteStatement
             defer { sqlite3_reset(handle) }
+            var read = 0
+            var candidates: [SearchCandidate] = []
             while true {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else { throw db.rawError(code, sql: sql) }
+                read += 1
+                if read > cap { return nil }
+                let rank = Int(sqlite3_column_int64(handle, 1))
+                guard tiers.contains(where: { $0.rawValue == rank }) else { continue }
                 candidates.append(
                     SearchCandidate(
-                        id: sqlite3_column_int64(handle, 0), rank: Int(sqlite3_column_int64(handle, 1)),
+                        id: sqlite3_column_int64(handle, 0), rank: rank,
                         lat: sqlite3_column_double(handle, 2), lng: sqlite3_column_double(handle, 3),
                         reviewCount: Int(sqlite3_column_int64(handle, 4))))
             }
+            return candidates
         }
-        let point = query.point
-        let page = SearchRanking.page(candidates, query) { lat, lng in
-            bm_haversine_m(point!.lat, point!.lng, lat, lng)
+    }
+
+    /// The places in the order of the review-count index from a key on (?2, ?3) that pass the
+    /// rank's test (?1); ?4 is how many.
+    static func reviewWalkSQL(_ tier: SearchTier, fromKey: Bool) -> String {
+        let after = fromKey ? " AND p.review_count <= ?2 AND (p.review_count < ?2 OR p.id > ?3)" : ""
+        return """
+            SELECT \(AppDatabase.qualified(AppDatabase.placeColumns, by: "p"))
+            FROM places AS p INDEXED BY places_by_review_count
+            WHERE \(test(tier, "?1"))\(after)
+            ORDER BY p.review_count DESC, p.id LIMIT ?4
+            """
+    }
+
+    func searchWalk(_ tier: SearchTier, _ query: SearchQuery, after: SearchKey?, count: Int) async throws
+        -> [SearchResult]
+    {
+        let rank = tier.rawValue
+        return try await database.pool.read { db in
+            guard let point = query.point else {
+                let sql = Self.reviewWalkSQL(tier, fromKey: after != nil)
+                let reviews: Int64? = after.map { Int64(-$0.order) }
+                let places = try AppDatabase.fetchPlaces(
+                    db, sql: sql, arguments: [query.text, reviews, after?.id, count])
+                return places.map {
+                    SearchResult(
+                        place: $0, distanceM: nil,
+                        key: SearchKey(rank: rank, order: -Double($0.reviewCount), id: $0.id))
+                }
+            }
+            // Without a radius, every place on the sphere is within reach.
+            let nearby = NearbyQuery(
+                lat: point.lat, lng: point.lng, radiusM: query.radiusM ?? .pi * BM_EARTH_RADIUS_M * 1.01,
+                limit: count, after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
+            let page = try NearestSearch(query: nearby, textTest: (Self.test(tier, "?8"), query.text)).page(db)
+            return page.items.map {
+                SearchResult(
+                    place: $0.place, distanceM: $0.distanceM,
+                    key: SearchKey(rank: rank, order: $0.distanceM, id: $0.place.id))
+            }
         }
-        let places = try Self.places(db, ids: page.keys.map(\.key.id))
-        return SearchPage(items: SearchRanking.results(page.keys, places: places), hasMore: page.hasMore)
+    }
+
+    func searchedPlaces(ids: [Int64]) async throws -> [Int64: Place] {
+        try await database.pool.read { db in try AppDatabase.places(db, ids: ids) }
     }
 }

@@ -18,8 +18,13 @@ import HeapModule
 /// distance; only the places that qualify are decoded.
 struct NearestSearch {
     let query: NearbyQuery
+    /// A further test of the place row `p`, with `text` bound as ?8: a place search walks one
+    /// of its ranks this way (`SearchTiers`).
+    var textTest: (sql: String, text: String)? = nil
 
-    private var hasFilters: Bool { query.reviewedOnly || query.minRating != nil || query.category != nil }
+    private var hasFilters: Bool {
+        query.reviewedOnly || query.minRating != nil || query.category != nil || textTest != nil
+    }
 
     /// The cell statement: the cell's bounds, then `AppDatabase.placeColumns` from column 4 on.
     /// (CROSS JOIN fixes the join order, so rows keep the R*Tree's order.)
@@ -29,6 +34,7 @@ struct NearestSearch {
         if query.reviewedOnly { filters += " AND p.review_count > 0" }
         if query.minRating != nil { filters += " AND p.review_count > 0 AND p.rating_sum >= ?6 * p.review_count" }
         if query.category != nil { filters += " AND p.category = ?7" }
+        if let textTest { filters += " AND (\(textTest.sql))" }
         return Self.sql(filters: filters)
     }
 
@@ -61,6 +67,7 @@ struct NearestSearch {
         sqlite3_bind_int(handle, 5, hasFilters ? 0 : Int32(count))
         if let minRating = query.minRating { sqlite3_bind_double(handle, 6, minRating) }
         if let category = query.category { sqlite3_bind_text(handle, 7, category, -1, SQLITE_TRANSIENT) }
+        if let textTest { sqlite3_bind_text(handle, 8, textTest.text, -1, SQLITE_TRANSIENT) }
 
         // The places that qualify, and their keys apart, so that the sort moves small values.
         var places: [Place] = []

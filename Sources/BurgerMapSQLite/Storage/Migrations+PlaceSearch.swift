@@ -3,7 +3,8 @@ import GRDB
 
 extension AppDatabase {
     /// v7-place-search: the folded name and address line of every place (`SearchText.fold`,
-    /// written by `PlaceWriter`), and `places_search`, an FTS5 index of trigrams over them.
+    /// written by `PlaceWriter`), `places_by_search_name`, an ordinary index of the folded names
+    /// (exact names and prefixes), and `places_search`, an FTS5 index of trigrams over both.
     ///
     /// The index is external-content (it stores no copy of the text) and case-sensitive: the
     /// columns are folded already, so a trigram phrase query is an exact substring match of 3
@@ -33,6 +34,7 @@ extension AppDatabase {
         }
         try db.execute(
             sql: """
+                CREATE INDEX places_by_search_name ON places(search_name);
                 CREATE VIRTUAL TABLE places_search USING fts5(
                     search_name, search_address, content = 'places', content_rowid = 'id',
                     tokenize = 'trigram case_sensitive 1', columnsize = 0

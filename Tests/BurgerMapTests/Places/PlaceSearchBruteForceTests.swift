@@ -6,6 +6,9 @@ import HummingbirdTesting
 import Logging
 import Testing
 
+@testable import BurgerMapPostgres
+@testable import BurgerMapSQLite
+
 /// Search against a brute-force substring scan of every seeded place, on both engines.
 @Suite("Place search equals a brute-force scan")
 struct PlaceSearchBruteForceTests {
@@ -108,5 +111,66 @@ struct PlaceSearchBruteForceTests {
             #expect(item.distanceM == bm_haversine_m(37.45, 127.05, place.lat, place.lng))
             #expect(item.place == place || item.place.reviewCount > 0)
         }
+    }
+}
+
+/// The ranks that `TieredSearch` walks instead of ranking whole (those with more places than
+/// its cap), against the same brute force: with a cap of 0 every rank is walked, with 4 some.
+@Suite("Place search walks equal a brute-force scan")
+struct PlaceSearchWalkTests {
+    static func tiers(_ environment: TestEnvironment) -> any SearchTierSource {
+        if let postgres = environment.postgres {
+            return PostgresSearchTiers(client: postgres.client, logger: Logger(label: "burgermap-tests"))
+        }
+        return SearchTiers(database: environment.database)
+    }
+
+    /// Every page of `query`, `limit` at a time, through `TieredSearch` with `cap`.
+    static func allPages(
+        _ query: SearchQuery, cap: Int, _ source: any SearchTierSource
+    ) async throws -> [SearchHit] {
+        var hits: [SearchHit] = []
+        var query = query
+        for _ in 0..<500 {
+            let point = query.point
+            let page = try await TieredSearch.page(query, from: source, matchCap: cap) { lat, lng in
+                bm_haversine_m(point!.lat, point!.lng, lat, lng)
+            }
+            hits += page.items.map {
+                SearchHit(id: $0.place.id, distanceM: $0.distanceM.map { ($0 * 1000).rounded() / 1000 })
+            }
+            guard page.hasMore, let last = page.items.last else { return hits }
+            query.after = last.key
+        }
+        Issue.record("more than 500 pages")
+        return hits
+    }
+
+    @Test("pages of walked ranks equal the brute-force ranking", arguments: StoreEngine.allCases)
+    func walksEqualBruteForce(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        let places = try await PlaceSearchBruteForceTests.seed(environment)
+        let source = Self.tiers(environment)
+        // Two-code-point queries (scanned) and longer ones (trigram indexes), names and addresses.
+        let queries = ["버거", "bu", "burger", "cafe", "バーガー", "twin burger", "rd", "seoul", "grill", "smash"]
+        var compared = 0
+        for (round, q) in queries.enumerated() {
+            let text = SearchText.fold(q)
+            for cap in [0, 4] {
+                let limit = [1, 3, 7][(round + cap) % 3]
+                let plain = try await Self.allPages(SearchQuery(text: text, limit: limit), cap: cap, source)
+                #expect(plain == bruteForceSearch(places, q: q), "q=\(q) cap=\(cap)")
+                let (lat, lng) = round % 2 == 0 ? (37.45, 127.05) : (35.7, 139.65)
+                let radius: Double? = round % 3 == 0 ? 15_000 : nil
+                let near = try await Self.allPages(
+                    SearchQuery(text: text, lat: lat, lng: lng, radiusM: radius, limit: limit), cap: cap, source)
+                #expect(
+                    near == bruteForceSearch(places, q: q, lat: lat, lng: lng, radius: radius),
+                    "q=\(q) cap=\(cap) near \(lat),\(lng)")
+                compared += plain.count + near.count
+            }
+        }
+        // The queries match: most of the seeded names hold one of them.
+        #expect(compared > 400)
     }
 }

@@ -1,0 +1,54 @@
+import BurgerMap
+import BurgerMapPostgres
+import BurgerMapSQLite
+import Foundation
+import GRDB
+import Logging
+import PostgresNIO
+
+/// Copies the SQLite benchmark places (ids, names, positions, address parts and the folded
+/// search columns) into PostgreSQL unless it has them, so that both engines hold the same rows.
+func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, count: Int, logger: Logger) async throws {
+    let stored = try await engine.client.query("SELECT count(*) FROM places")
+    for try await stored in stored.decode(Int64.self) where stored == count { return }
+    let columns = [
+        "id", "name", "lat", "lng", "address", "city", "country", "created_at", "search_name", "search_address",
+    ]
+    let rows = try await database.pool.read { db in
+        try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM places ORDER BY id").map { row in
+            // Generated text has no tab, newline or backslash: COPY's text format as is.
+            (0..<columns.count).map { index -> String in
+                switch (row[index] as DatabaseValue).storage {
+                case .null: "\\N"
+                case .int64(let value): "\(value)"
+                // Swift's shortest form reads back as the same double.
+                case .double(let value): "\(value)"
+                case .string(let value): value
+                case .blob: "\\N"
+                }
+            }
+        }
+    }
+    let begin = DispatchTime.now().uptimeNanoseconds
+    try await engine.client.withConnection { connection in
+        try await connection.query("TRUNCATE places CASCADE", logger: logger)
+        try await connection.copyFrom(table: "places", columns: columns + ["updated_at"], logger: logger) { writer in
+            var buffer = ByteBuffer()
+            for row in rows {
+                buffer.writeString(row.joined(separator: "\t") + "\t" + row[7] + "\n")
+                if buffer.readableBytes > 1 << 20 {
+                    try await writer.write(buffer)
+                    buffer.clear()
+                }
+            }
+            try await writer.write(buffer)
+        }
+        try await connection.query(
+            "SELECT setval(pg_get_serial_sequence('places', 'id'), (SELECT max(id) FROM places))", logger: logger)
+        try await connection.query("VACUUM ANALYZE places", logger: logger)
+    }
+    print(
+        String(
+            format: "loaded %d places into PostgreSQL (COPY, indexes maintained): %.1f s", rows.count,
+            Double(DispatchTime.now().uptimeNanoseconds - begin) / 1e9))
+}
