@@ -41,9 +41,9 @@ struct SearchTiers: SearchTierSource {
     ///
     /// - Exact name and prefix: `places_by_search_name`, an ordinary index of the folded
     ///   names (`text < name < successor(text)` for a prefix: every such name, none other).
-    /// - Substrings of 3 or more code points: `places_search`, the FTS5 trigram index; its
-    ///   phrase of the query's trigrams is the substring match itself (in both columns at once:
-    ///   one phrase costs less than one per column).
+    /// - Substrings of 3 or more code points: `places_search`, the FTS5 trigram index, finds
+    ///   the rows that hold every trigram of the query (`trigramQuery`) in either column; the
+    ///   rank, worked out from the row, drops those that hold them apart (rank -1).
     /// - Substrings of 2 code points have no trigram: a scan of `places` with `instr` (a byte
     ///   search per row), which stops at the cap.
     static func matchesSQL(_ tiers: [SearchTier], trigrams: Bool, bounded: Bool) -> String {
@@ -77,6 +77,22 @@ struct SearchTiers: SearchTierSource {
         "SELECT count(*) FROM (SELECT 1 FROM places AS p WHERE \(prefixRange(bounded: bounded)) LIMIT ?3)"
     }
 
+    /// Every distinct trigram of `text` (3 code points or more) as an FTS5 string (`"`
+    /// doubled), joined by `AND`: `*`, `NEAR`, `AND`, `:` and the rest inside are text, not
+    /// syntax, and each string is exactly one token of the trigram tokenizer.
+    static func trigramQuery(_ text: String) -> String {
+        let scalars = Array(text.unicodeScalars)
+        guard scalars.count >= 3 else { return "" }
+        var seen: Set<[Unicode.Scalar]> = []
+        var tokens: [String] = []
+        for start in 0...(scalars.count - 3) where seen.insert(Array(scalars[start..<(start + 3)])).inserted {
+            var trigram = String.UnicodeScalarView()
+            trigram.append(contentsOf: scalars[start..<(start + 3)])
+            tokens.append("\"" + String(trigram).replacingOccurrences(of: "\"", with: "\"\"") + "\"")
+        }
+        return tokens.joined(separator: " AND ")
+    }
+
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
         let trigrams = text.unicodeScalars.count >= 3
         var second: String?
@@ -84,10 +100,7 @@ struct SearchTiers: SearchTierSource {
         case .exactName: break
         case .namePrefix: second = SearchTier.successor(of: text)
         case .nameSubstring, .addressOnly:
-            // The query as one FTS5 string ("" doubled), so that `*`, `NEAR`, `AND`, `:` and the
-            // rest are text, not syntax; in the address column only when the name ranks are done.
-            let phrase = "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            second = tiers.contains(.nameSubstring) ? phrase : "{search_address} : " + phrase
+            if trigrams { second = Self.trigramQuery(text) }
         }
         let bounded = second != nil
         let sql = Self.matchesSQL(tiers, trigrams: trigrams, bounded: bounded)
