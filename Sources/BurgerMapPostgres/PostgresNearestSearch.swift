@@ -22,13 +22,19 @@ struct PostgresNearestSearch {
     let query: NearbyQuery
     let client: PostgresClient
     let logger: Logger
-    /// A further test of the place row, with `text` bound as $5, inside the walk: a place
-    /// search walks one of its ranks this way (`PostgresSearchTiers`), where the rank is known
-    /// to hold many places, so that the walk hands out only places of the rank. The nearby
-    /// filters must be off.
-    var textTest: (sql: String, text: String)? = nil
+    /// A further test of the place row, with `text` bound as $5: a place search walks one of
+    /// its ranks this way (`PostgresSearchTiers`). Inside the walk (`inWalk`) when the rank is
+    /// known to hold many places, so that the walk hands out only places of the rank; else
+    /// beside the radius, as the nearby filters are (which must be off).
+    var textTest: (sql: String, text: String, inWalk: Bool)? = nil
 
     func page() async throws -> NearbyPage {
+        // Without a limit on the walk there is always a page.
+        try await page(fetchingAtMost: .max)!
+    }
+
+    /// The page, or `nil` when proving it would take a walk of more than `maxFetch` candidates.
+    func page(fetchingAtMost maxFetch: Int) async throws -> NearbyPage? {
         let count = query.limit + 1
         let walks = NearestWalk.walks(lat: query.lat, lng: query.lng, radiusM: query.radiusM)
         // The places the bound will likely need, and a few more (ties, chance), rounded up to a
@@ -66,6 +72,7 @@ struct PostgresNearestSearch {
                 return NearbyPage(items: items, hasMore: keyed.count > query.limit)
             }
             fetch = Candidates.sizes.first { $0 >= fetch * 4 } ?? fetch * 4
+            if fetch > maxFetch { return nil }
         }
     }
 

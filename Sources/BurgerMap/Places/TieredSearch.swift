@@ -37,6 +37,12 @@ public protocol SearchTierSource: Sendable {
     /// walked). `tiers` is one rank, or the name-substring and address-only ranks together,
     /// which the same text index finds.
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]?
+    /// The first `count` places of the rank strictly after `after`, in the query's order, when a
+    /// short walk finds them; else `nil` (and `TieredSearch` asks the index). For an engine whose
+    /// text index stops handing out places at the cap by itself this may always be `nil`; one
+    /// whose index builds the whole set of matches first makes a common substring cheap this way.
+    func searchShortWalk(_ tier: SearchTier, _ query: SearchQuery, after: SearchKey?, count: Int) async throws
+        -> [SearchResult]?
     /// The first `count` places of the rank strictly after `after`, in the query's order:
     /// nearest first from the query's point (within its radius), else most-reviewed first; ties
     /// by id. Fewer when the rank has no more.
@@ -78,6 +84,16 @@ public enum TieredSearch {
             // with 2,000, measured below with 200).
             let scanned = tiers.first != .exactName && tiers.first != .namePrefix && query.text.unicodeScalars.count < 3
             let cap = scanned ? matchCap / 10 : matchCap
+            if tiers.first != .exactName, tiers.first != .namePrefix {
+                let after = query.after.flatMap { $0.rank == tiers[0].rawValue ? $0 : nil }
+                let need = wanted - found.count
+                if let walked = try await source.searchShortWalk(tiers[0], query, after: after, count: need),
+                    walked.count == need
+                {
+                    found += walked.map { ($0.key, $0.distanceM, $0.place) }
+                    break
+                }
+            }
             if let matches = try await source.searchMatches(tiers, text: query.text, cap: cap) {
                 let ranked = SearchRanking.ranked(matches, query, distance: distance)
                 found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }

@@ -134,6 +134,12 @@ struct SearchTiers: SearchTierSource {
         }
     }
 
+    /// None: the FTS5 index hands out matches one at a time, so finding that a substring is
+    /// common costs the cap's rows, not every match.
+    func searchShortWalk(_ tier: SearchTier, _ query: SearchQuery, after: SearchKey?, count: Int) async throws
+        -> [SearchResult]?
+    { nil }
+
     /// The places in the order of the review-count index from a key on (?2, ?3) that pass the
     /// rank's test (?1); ?4 is how many.
     static func reviewWalkSQL(_ tier: SearchTier, fromKey: Bool) -> String {

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import Testing
 
+@testable import BurgerMap
 @testable import BurgerMapSQLite
 
 @Suite("Place import")
@@ -126,6 +127,36 @@ struct PlaceImportTests {
             NearbyQuery(lat: 35.68, lng: 139.7, radiusM: 10, limit: 1))
         #expect(tokyo.items.first?.place.externalId == "7")
         #expect(tokyo.items.first?.place.phone == "123")
+    }
+
+    @Test("a first load builds the folded names' index again as it was; a failed one leaves it too")
+    func firstLoadKeepsIndexes() async throws {
+        let environment = try TestEnvironment()
+        func indexes() async throws -> [String] {
+            try await environment.database.pool.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'places' ORDER BY name")
+            }
+        }
+        let before = try await indexes()
+        #expect(before.contains { $0.contains("places_by_search_name") })
+        // A read that fails after a row: the load rolls back, index and all.
+        struct ReadFailure: Error {}
+        let pipeline = ImportPipeline()
+        pipeline.put(
+            .batch([(2, .place(PlaceDraft(name: "A", lat: 1, lng: 1, source: "s", externalId: "a")))], bytesRead: 1))
+        pipeline.put(.failure(ReadFailure()))
+        let feed = PlaceImportFeed(
+            source: "s", locationWord: "line", totalBytes: nil, started: Date(), pipeline: pipeline, progress: nil)
+        await #expect(throws: ReadFailure.self) { try await environment.database.importPlaces(from: feed) }
+        #expect(try await indexes() == before)
+        #expect(try await count(environment, "SELECT count(*) FROM places") == 0)
+        let importer = PlaceImport(database: environment.database)
+        let file = try environment.file("a.csv", "id,name,lat,lng\na,Smash House,1,1\nb,Smash,1.001,1\n")
+        #expect(try importer.run(file: file).inserted == 2)
+        #expect(try await indexes() == before)
+        let page = try await environment.database.searchPlaces(SearchQuery(text: "smash", limit: 5))
+        #expect(page.items.map(\.place.name) == ["Smash", "Smash House"])
     }
 
     @Test("an unreadable or wrong file fails with a clear error and stores nothing")
