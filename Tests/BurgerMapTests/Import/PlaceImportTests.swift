@@ -1,4 +1,3 @@
-import BurgerMap
 import Foundation
 import GRDB
 import Testing
