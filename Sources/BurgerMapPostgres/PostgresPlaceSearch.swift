@@ -102,7 +102,10 @@ struct PostgresSearchTiers: SearchTierSource {
     static let walkRadii: [Double] = [2_000, 20_000, 200_000, 2_000_000, .pi * BM_EARTH_RADIUS_M * 1.01]
 
     /// How many places a short walk reads (`searchShortWalk`): 1,024 down the review-count
-    /// index, or 512 nearest candidates within 20 km of the point.
+    /// index (one query), or up to 512 nearest candidates within 20 km of the point (the walk
+    /// asks for 32, 128, then 512). Measured with a point on 1,000,000 places: "stack" (6.7%
+    /// of the names) 9.3 ms with 512 against 47.7 ms with 128, which sends it to the GIN index;
+    /// a query that matches nothing near the point pays the walk, 4–7 ms more.
     static let shortWalk = (places: 1_024, candidates: 512, radiusM: 20_000.0)
 
     /// A GIN index builds its whole bitmap of matches before handing out the first, which for
