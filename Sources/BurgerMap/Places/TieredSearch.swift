@@ -78,16 +78,17 @@ public enum TieredSearch {
             let tiers = group.filter { $0.rawValue >= first }
             guard !tiers.isEmpty else { continue }
             guard found.count < wanted else { break }
+            // The substring ranks, which a text index finds (or, for 2 code points, a scan).
+            let bySubstring = tiers[0].rawValue >= SearchTier.nameSubstring.rawValue
             // Both engines find the substrings of a 2-code-point query by scanning the table,
             // whose cost until the cap is the cap over the share of places that match: a tenth
             // of the cap keeps a common one cheap ("#1", 11% of the benchmark's places: 10.2 ms
             // with 2,000, measured below with 200).
-            let scanned = tiers.first != .exactName && tiers.first != .namePrefix && query.text.unicodeScalars.count < 3
-            let cap = scanned ? matchCap / 10 : matchCap
-            if tiers.first != .exactName, tiers.first != .namePrefix {
-                let after = query.after.flatMap { $0.rank == tiers[0].rawValue ? $0 : nil }
+            let cap = bySubstring && query.text.unicodeScalars.count < 3 ? matchCap / 10 : matchCap
+            if bySubstring {
                 let need = wanted - found.count
-                if let walked = try await source.searchShortWalk(tiers[0], query, after: after, count: need),
+                if let walked = try await source.searchShortWalk(
+                    tiers[0], query, after: query.after(in: tiers[0]), count: need),
                     walked.count == need
                 {
                     found += walked.map { ($0.key, $0.distanceM, $0.place) }
@@ -100,8 +101,8 @@ public enum TieredSearch {
                 continue
             }
             for tier in tiers where found.count < wanted {
-                let after = query.after.flatMap { $0.rank == tier.rawValue ? $0 : nil }
-                let walked = try await source.searchWalk(tier, query, after: after, count: wanted - found.count)
+                let walked = try await source.searchWalk(
+                    tier, query, after: query.after(in: tier), count: wanted - found.count)
                 found += walked.map { ($0.key, $0.distanceM, $0.place) }
             }
         }
@@ -113,5 +114,12 @@ public enum TieredSearch {
             }
         }
         return SearchPage(items: items, hasMore: found.count > query.limit)
+    }
+}
+
+extension SearchQuery {
+    /// The cursor when it lies in `tier` (a walk of that rank starts after it), else `nil`.
+    func after(in tier: SearchTier) -> SearchKey? {
+        after.flatMap { $0.rank == tier.rawValue ? $0 : nil }
     }
 }
