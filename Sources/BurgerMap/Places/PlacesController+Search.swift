@@ -45,6 +45,7 @@ extension PlacesController {
         if lat != nil, lng == nil { reader.fail("lng", "required", .fieldRequired) }
         if lng != nil, lat == nil { reader.fail("lat", "required", .fieldRequired) }
         if radius != nil, lat == nil, lng == nil { reader.fail("radius_m", "needs_point", .searchRadiusWithoutPoint) }
+        let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
         var query = SearchQuery(text: folded, lat: lat, lng: lng, radiusM: radius, limit: limit)
         // The cursor belongs to this exact search: same folded text, point and radius (the text
@@ -56,6 +57,6 @@ extension PlacesController {
         }
         let page = try await store.searchPlaces(query)
         let next = page.hasMore ? page.items.last.map { cursors.encode($0.key, scope: scope) } : nil
-        return Page(items: page.items, nextCursor: next).response(for: request)
+        return Page(items: page.items, nextCursor: next).response(for: request, format: format)
     }
 }

@@ -79,6 +79,7 @@ struct PlacesController {
             reviewedOnly: reader.bool("reviewed_only"),
             minRating: reader.optionalDouble("min_rating", in: 1...5),
             category: reader.filter("category"))
+        let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
         // The cursor belongs to this exact search: same point, radius and filters.
         let scope =
@@ -92,7 +93,7 @@ struct PlacesController {
             ? page.items.last.map { last in
                 cursors.encode(NearbyKey(distanceM: last.distanceM, id: last.place.id), scope: scope)
             } : nil
-        return Page(items: page.items, nextCursor: next).response(for: request)
+        return Page(items: page.items, nextCursor: next).response(for: request, format: format)
     }
 
     /// `GET /v1/places?bbox=west,south,east,north`: the places of a map viewport.
@@ -100,9 +101,19 @@ struct PlacesController {
         var reader = QueryReader(request)
         let limit = reader.int("limit", in: 1...2000, default: 500)
         let box = try Self.boundingBox(reader.text("bbox"))
+        let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
         let result = try await store.placesInViewport(
             ViewportQuery(west: box[0], south: box[1], east: box[2], north: box[3], limit: limit))
+        let headers: HTTPFields = [.vary: "Accept"]
+        if format == .geoJSON {
+            var writer = JSONWriter(capacity: 256 + result.items.count * 520)
+            writer.featureCollection(result.items) { writer in
+                writer.key("truncated")
+                writer.value(result.truncated)
+            }
+            return writer.geoJSONResponse(headers: headers)
+        }
         var writer = JSONWriter(capacity: 256 + result.items.count * 400)
         writer.object { writer in
             writer.key("items")
@@ -112,7 +123,7 @@ struct PlacesController {
             writer.key("truncated")
             writer.value(result.truncated)
         }
-        return writer.response()
+        return writer.response(headers: headers)
     }
 
     /// `lat` −90…90 and `lng` −180…180, for adding and for changing a place.
