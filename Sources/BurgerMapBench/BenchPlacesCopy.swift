@@ -12,7 +12,7 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
     let stored = try await engine.client.query("SELECT count(*) FROM places")
     for try await stored in stored.decode(Int64.self) where stored == count { return }
     let columns = [
-        "id", "name", "lat", "lng", "address", "city", "country", "created_at", "search_name", "search_address",
+        "id", "name", "lat", "lng", "address", "city", "country", "created_at", "search_name", "search_address", "cell",
     ]
     let rows = try await database.pool.read { db in
         try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM places ORDER BY id").map { row in
@@ -47,6 +47,7 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
             "SELECT setval(pg_get_serial_sequence('places', 'id'), (SELECT max(id) FROM places))", logger: logger)
         try await connection.query("VACUUM ANALYZE places", logger: logger)
     }
+    try await engine.places.rebuildPlaceCells()
     print(
         String(
             format: "loaded %d places into PostgreSQL (COPY, indexes maintained): %.1f s", rows.count,

@@ -40,6 +40,9 @@ enum CopyText {
         append(draft.searchName, to: &buffer)
         tab(&buffer)
         append(draft.searchAddress, to: &buffer)
+        // The map cell of clusters (`PlaceCells`).
+        tab(&buffer)
+        buffer.writeString(String(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
     }
 
     /// An integer in decimal, without making a string of it.

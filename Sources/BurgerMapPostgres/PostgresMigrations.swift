@@ -80,6 +80,7 @@ enum PostgresMigrations {
                 "CREATE INDEX places_by_point ON places USING GIST (\(PostgresPlaceStore.point))",
             ]),
         Migration(name: "v5-place-search", statements: placeSearch, then: foldExistingPlaces),
+        Migration(name: "v6-place-cells", statements: placeCells, then: keyExistingPlaces),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

@@ -132,6 +132,9 @@ extension PostgresImportRun {
         for index in indexes {
             try await execute("\(unescaped: index.definition)")
         }
+        if positions.count > duplicates {
+            try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
+        }
         return summary(
             inserted: positions.count - duplicates, updated: 0, unchanged: 0, duplicates: duplicates,
             duplicateSkips: duplicateSkips)

@@ -196,7 +196,8 @@ extension PostgresImportRun {
     /// source and id; one matched by id has them already.
     func updateMatches(named: Int, duplicates: Int) async throws -> Int {
         let assignments = Self.fields.map { "\($0) = s.\($0)" }.joined(separator: ", ")
-        let differs = Self.fields.map { field in
+        // The cell follows lat and lng.
+        let differs = Self.fields.filter { $0 != "cell" }.map { field in
             field == "lat" || field == "lng"
                 ? "p.\(field) <> s.\(field)"
                 : """

@@ -90,12 +90,12 @@ struct PostgresImportRun {
     /// The stage's columns, in COPY order.
     static let stageColumns = [
         "pos", "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website", "external_id", "search_name", "search_address",
+        "website", "external_id", "search_name", "search_address", "cell",
     ]
     /// The descriptive fields an import writes, as `places` and the stage name them.
     static let fields = [
         "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website", "search_name", "search_address",
+        "website", "search_name", "search_address", "cell",
     ]
 
     /// Contract distances of at most this many metres make a name match.
@@ -110,7 +110,7 @@ struct PostgresImportRun {
             CREATE TEMPORARY TABLE places_import_stage (
                 pos BIGINT NOT NULL, name TEXT NOT NULL, lat DOUBLE PRECISION NOT NULL, lng DOUBLE PRECISION NOT NULL,
                 address TEXT, city TEXT, province TEXT, postal_code TEXT, country TEXT, phone TEXT, category TEXT,
-                website TEXT, external_id TEXT, search_name TEXT, search_address TEXT
+                website TEXT, external_id TEXT, search_name TEXT, search_address TEXT, cell BIGINT
             ) ON COMMIT DROP
             """)
         try await copyRows(into: "places_import_stage", columns: Self.stageColumns) { position, _ in position }
@@ -121,6 +121,9 @@ struct PostgresImportRun {
             idsMayRepeat || (named > 0 && rowsWithID > 0) ? try await findDuplicates(named: named) : (0, [])
         let updated = rowsWithID > 0 || named > 0 ? try await updateMatches(named: named, duplicates: duplicates) : 0
         let inserted = try await insertNew(named: named, duplicates: duplicates)
+        if inserted.all > 0 || updated > 0 {
+            try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
+        }
         // Every row with an id that repeats none matched a place or was inserted; so did every
         // row without one.
         let matched = rowsWithID - duplicates - inserted.withID + named

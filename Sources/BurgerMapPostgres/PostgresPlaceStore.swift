@@ -100,18 +100,26 @@ public struct PostgresPlaceStore: PlaceStore {
         // Without a source and an external id the unique index never conflicts: a plain insert.
         // A concurrent insert of the same pair makes ON CONFLICT wait for it to commit, and the
         // SELECT that follows (a statement of its own, with a new snapshot) then sees it.
-        let inserted = try await Self.places(
-            client.query(
-                """
-                INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id, created_at, updated_at, created_by, search_name, search_address)
-                VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
-                    \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
-                    \(draft.source), \(draft.externalId), \(now), \(now), \(userID), \(draft.searchName),
-                    \(draft.searchAddress))
-                ON CONFLICT (source, external_id) WHERE source IS NOT NULL AND external_id IS NOT NULL DO NOTHING
-                RETURNING \(unescaped: Self.columns)
-                """, logger: logger))
+        let inserted = try await client.transaction(logger: logger) { connection in
+            let inserted = try await Self.places(
+                connection.query(
+                    """
+                    INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
+                        website, source, external_id, created_at, updated_at, created_by, search_name, search_address,
+                        cell)
+                    VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
+                        \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
+                        \(draft.source), \(draft.externalId), \(now), \(now), \(userID), \(draft.searchName),
+                        \(draft.searchAddress), \(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
+                    ON CONFLICT (source, external_id) WHERE source IS NOT NULL AND external_id IS NOT NULL DO NOTHING
+                    RETURNING \(unescaped: Self.columns)
+                    """, logger: logger))
+            if let place = inserted.first {
+                try await PostgresPlaceCells(connection: connection, logger: logger).maintain(
+                    placeID: place.id, before: nil)
+            }
+            return inserted
+        }
         if let place = inserted.first { return (place, true) }
         let existing = try await Self.places(
             client.query(
@@ -150,6 +158,8 @@ public struct PostgresPlaceStore: PlaceStore {
             guard let found else { return .notFound }
             guard found.creator == userID else { return .forbidden }
             let draft = edit.applied(to: found.draft)
+            let cells = PostgresPlaceCells(connection: connection, logger: logger)
+            let before = try await cells.member(id: id)
             let updated = try await Self.places(
                 connection.query(
                     """
@@ -157,11 +167,13 @@ public struct PostgresPlaceStore: PlaceStore {
                         address = \(draft.address), city = \(draft.city), province = \(draft.province),
                         postal_code = \(draft.postalCode), country = \(draft.country), phone = \(draft.phone),
                         category = \(draft.category), website = \(draft.website), updated_at = \(time.milliseconds),
-                        search_name = \(draft.searchName), search_address = \(draft.searchAddress)
+                        search_name = \(draft.searchName), search_address = \(draft.searchAddress),
+                        cell = \(PlaceCells.key(lat: draft.lat, lng: draft.lng))
                     WHERE id = \(id)
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
             guard let place = updated.first else { return .notFound }
+            try await cells.maintain(placeID: id, before: before)
             return .done(place)
         }
     }
@@ -175,7 +187,10 @@ public struct PostgresPlaceStore: PlaceStore {
             guard let found else { return .notFound }
             guard found.creator == userID else { return .forbidden }
             if found.reviews > 0 { return .hasReviews(Int(found.reviews)) }
+            let cells = PostgresPlaceCells(connection: connection, logger: logger)
+            let before = try await cells.member(id: id)
             try await connection.query("DELETE FROM places WHERE id = \(id)", logger: logger)
+            try await cells.maintain(placeID: id, before: before)
             return .deleted
         }
     }
@@ -195,13 +210,17 @@ public struct PostgresPlaceStore: PlaceStore {
 
     public func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int) {
         // One statement: the delete and the count of what stays see the same snapshot.
-        let rows = try await client.query(
-            """
-            WITH deleted AS (DELETE FROM places WHERE source = \(name) AND review_count = 0 RETURNING 1)
-            SELECT (SELECT count(*) FROM deleted),
-                (SELECT count(*) FROM places WHERE source = \(name) AND review_count > 0)
-            """, logger: logger)
-        for try await (deleted, kept) in rows.decode((Int64, Int64).self) { return (Int(deleted), Int(kept)) }
-        return (0, 0)
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                WITH deleted AS (DELETE FROM places WHERE source = \(name) AND review_count = 0 RETURNING 1)
+                SELECT (SELECT count(*) FROM deleted),
+                    (SELECT count(*) FROM places WHERE source = \(name) AND review_count > 0)
+                """, logger: logger)
+            var counts = (deleted: 0, kept: 0)
+            for try await (deleted, kept) in rows.decode((Int64, Int64).self) { counts = (Int(deleted), Int(kept)) }
+            if counts.deleted > 0 { try await PostgresPlaceCells(connection: connection, logger: logger).rebuild() }
+            return counts
+        }
     }
 }

@@ -171,6 +171,8 @@ public struct PostgresReviewStore: ReviewStore {
     /// newest review with photos), as SQLite's `refreshPlaceStats`, so that they stay exact
     /// whatever changed. The caller holds the place's row lock.
     private func refreshPlaceStats(placeID: Int64, on connection: PostgresConnection) async throws {
+        let cells = PostgresPlaceCells(connection: connection, logger: logger)
+        let before = try await cells.member(id: placeID)
         try await connection.query(
             """
             UPDATE places SET
@@ -181,6 +183,8 @@ public struct PostgresReviewStore: ReviewStore {
                     WHERE r.place_id = \(placeID) ORDER BY r.created_at DESC, r.id DESC, ph.position LIMIT 1)
             WHERE id = \(placeID)
             """, logger: logger)
+        // A place that gained its first review or lost its last changes the reviewed counts.
+        try await cells.maintain(placeID: placeID, before: before)
     }
 
     /// Locks a review and answers its author and place, or `nil`.

@@ -56,16 +56,21 @@ struct QueryReader {
         return double(name, in: range)
     }
 
-    /// A whole number within `range`, or `fallback` when absent.
-    mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int) -> Int {
-        guard let text = value(name) else { return fallback }
+    /// A whole number within `range`, or `fallback` when absent (a missing required one is an
+    /// error).
+    mutating func int(_ name: String, in range: ClosedRange<Int>, default fallback: Int? = nil) -> Int {
+        guard let text = value(name) else {
+            if let fallback { return fallback }
+            fail(name, "required", .fieldRequired)
+            return range.lowerBound
+        }
         guard let value = Int(text) else {
             fail(name, "not_an_integer", .fieldNotInteger)
-            return fallback
+            return fallback ?? range.lowerBound
         }
         guard range.contains(value) else {
             fail(name, "out_of_range", .fieldOutOfRange, ["min": "\(range.lowerBound)", "max": "\(range.upperBound)"])
-            return fallback
+            return fallback ?? range.lowerBound
         }
         return value
     }

@@ -98,6 +98,8 @@ public protocol PlaceStore: Sendable {
     func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage
     /// Places inside a viewport, most-reviewed first.
     func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult
+    /// The places inside a box grouped into the Web Mercator cells of a zoom, counted exactly.
+    func clusters(_ query: ClusterQuery) async throws -> ClusterResult
     /// Places whose folded name or address contains the query's folded text, ranked (exact
     /// name, name prefix, name substring, address only; within a rank by distance from the
     /// point, else most-reviewed first; then id), one page after the query's key.

@@ -11,6 +11,7 @@ struct PlacesController {
         let routes = RouteCollection(context: AppRequestContext.self)
         routes.get("nearby", use: nearby)
         routes.get("search", use: search)
+        routes.get("clusters", use: clusters)
         routes.get(use: viewport)
         routes.get(":id", use: show)
         routes.signedIn(authentication)

@@ -76,6 +76,11 @@ struct PlaceImportSession {
     private var savedTriggers: [String] = []
     /// Indexes dropped for a first load and created again when it finishes.
     private var deferredIndexes: [String] = []
+    /// Whether the cluster rows (`place_cells`) follow each change as it is made, or are built
+    /// anew at the end: anew when the import changes more than 1 % of the places that were
+    /// there (a rebuild reads every place once, about 1 µs each; one change costs about 100).
+    private var cellsFollowEachChange: Bool
+    private var cellChanges = 0
 
     init(db: Database, source: String, locationWord: String) throws {
         self.db = db
@@ -86,6 +91,7 @@ struct PlaceImportSession {
         // from the map. Both settings are put back when the session finishes.
         try db.execute(sql: "PRAGMA mmap_size = 0")
         indexedBefore = try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_places_geom_rowid") ?? 0
+        cellsFollowEachChange = indexedBefore > 0
         let triggers = try Row.fetchAll(
             db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'places'")
         for trigger in triggers {
@@ -96,13 +102,15 @@ struct PlaceImportSession {
             try db.execute(sql: "DROP TRIGGER \(String(trigger["name"]).quotedDatabaseIdentifier)")
         }
         if indexedBefore == 0 {
-            // The folded names' index, which the import never reads, is built once at the end
-            // of a first load by sorting: 1.2 s for 1,000,000 names.
-            let index = try String.fetchOne(
-                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = 'places_by_search_name'")
-            if let index {
-                deferredIndexes.append(index)
-                try db.execute(sql: "DROP INDEX places_by_search_name")
+            // The folded names' index and the cell indexes, which the import never reads, are
+            // built once at the end of a first load by sorting: 1.2 s for 1,000,000 names.
+            for name in ["places_by_search_name", "places_by_cell", "places_reviewed_by_cell"] {
+                let index = try String.fetchOne(
+                    db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?", arguments: [name])
+                if let index {
+                    deferredIndexes.append(index)
+                    try db.execute(sql: "DROP INDEX \(name)")
+                }
             }
         }
     }
@@ -127,7 +135,7 @@ struct PlaceImportSession {
         let match: Int64?
         if let externalID = draft.externalId {
             if let id = try writer.insertIfNew(draft, at: time) {
-                return inserted(id, draft, at: position)
+                return try inserted(id, draft, at: position)
             }
             match = try writer.id(source: source, externalID: externalID)
             if let match, let first = touched.position(of: match) {
@@ -137,7 +145,7 @@ struct PlaceImportSession {
             match = try sameNamedPlaceNearby(draft)
         }
         guard let match else {
-            return inserted(try writer.insert(draft, at: time), draft, at: position)
+            return try inserted(try writer.insert(draft, at: time), draft, at: position)
         }
         touched.record(match, at: position)
         guard let stored = try writer.draft(id: match) else { return }
@@ -150,16 +158,20 @@ struct PlaceImportSession {
             summary.unchanged += 1
             return
         }
+        let moved = stored.lat != draft.lat || stored.lng != draft.lng
+        let before = moved && cellsFollowEachChange ? try PlaceCellsTable(db).member(id: match) : nil
         try writer.update(id: match, with: draft, at: time)
-        if stored.lat != draft.lat || stored.lng != draft.lng {
+        if moved {
             movedEntries.append(RTreeBulkLoader.Entry(id: match, x: draft.lng, y: draft.lat))
+            try cellsChanged(match, before: before)
         }
         summary.updated += 1
     }
 
-    private mutating func inserted(_ id: Int64, _ draft: PlaceDraft, at position: Int) {
+    private mutating func inserted(_ id: Int64, _ draft: PlaceDraft, at position: Int) throws {
         touched.record(id, at: position)
         summary.inserted += 1
+        try cellsChanged(id, before: nil)
         // Into an empty index, the new entries are all the entries: keep them for packing.
         if !willRebuild || indexedBefore == 0 {
             newEntries.append(RTreeBulkLoader.Entry(id: id, x: draft.lng, y: draft.lat))
@@ -167,6 +179,14 @@ struct PlaceImportSession {
             // The index will be packed anew from the table: these entries are not needed.
             newEntries = []
         }
+    }
+
+    /// Keeps the cluster rows exact after a place was added or moved, or leaves them to be built
+    /// anew once this import has changed too many places.
+    private mutating func cellsChanged(_ id: Int64, before: CellMember?) throws {
+        cellChanges += 1
+        if cellsFollowEachChange, cellChanges * 100 > indexedBefore { cellsFollowEachChange = false }
+        if cellsFollowEachChange { try PlaceCellsTable(db).maintain(placeID: id, before: before) }
     }
 
     /// Whether the import has brought so many entries that packing the whole index anew is
@@ -222,6 +242,7 @@ struct PlaceImportSession {
         for sql in deferredIndexes + savedTriggers {
             try db.execute(sql: sql)
         }
+        if cellChanges > 0, !cellsFollowEachChange { try PlaceCellsTable(db).rebuild() }
         try db.execute(sql: "PRAGMA mmap_size = \(1 << 34)")
     }
 

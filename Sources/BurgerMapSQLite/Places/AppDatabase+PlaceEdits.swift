@@ -13,7 +13,10 @@ extension AppDatabase {
                 guard creator == userID else { return .forbidden }
                 let writer = PlaceWriter(db)
                 guard let stored = try writer.draft(id: id) else { return .notFound }
+                let cells = PlaceCellsTable(db)
+                let before = try cells.member(id: id)
                 try writer.update(id: id, with: edit.applied(to: stored), at: time)
+                try cells.maintain(placeID: id, before: before)
                 return .done(try Self.places(db, ids: [id])[id]!)
             }
         }
@@ -29,7 +32,10 @@ extension AppDatabase {
                 guard row[0] as Int64? == userID else { return .forbidden }
                 let reviews: Int = row[1]
                 if reviews > 0 { return .hasReviews(reviews) }
+                let cells = PlaceCellsTable(db)
+                let before = try cells.member(id: id)
                 try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
+                try cells.maintain(placeID: id, before: before)
                 return .deleted
             }
         }
@@ -62,6 +68,7 @@ extension AppDatabase {
             try db.execute(
                 sql: "DELETE FROM places WHERE source = ? AND review_count = 0", arguments: [name])
             let deleted = db.changesCount
+            if deleted > 0 { try PlaceCellsTable(db).rebuild() }
             let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM places WHERE source = ?", arguments: [name]) ?? 0
             return (deleted, kept)
         }

@@ -182,6 +182,7 @@ extension AppDatabase: PlaceStore {
     public func insertPlace(_ draft: PlaceDraft, at time: Timestamp = .now()) async throws -> Place {
         try await pool.write { db in
             let id = try PlaceWriter(db).insert(draft, at: time)
+            try PlaceCellsTable(db).maintain(placeID: id, before: nil)
             return try Self.places(db, ids: [id])[id]!
         }
     }
@@ -199,6 +200,7 @@ extension AppDatabase: PlaceStore {
                     return (place, false)
                 }
                 try db.execute(sql: "UPDATE places SET created_by = ? WHERE id = ?", arguments: [userID, newID])
+                try PlaceCellsTable(db).maintain(placeID: newID, before: nil)
                 return (try Self.places(db, ids: [newID])[newID]!, true)
             }
         }

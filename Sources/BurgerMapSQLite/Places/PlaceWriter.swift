@@ -19,8 +19,8 @@ final class PlaceWriter {
     private static let fields =
         "name, lat, lng, address, city, province, postal_code, country, phone, category, website, source, external_id"
     private static let insertSQL = """
-        INSERT INTO places (\(fields), created_at, updated_at, geom, search_name, search_address)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, MakePoint(?3, ?2, 4326), ?15, ?16)
+        INSERT INTO places (\(fields), created_at, updated_at, geom, search_name, search_address, cell)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, MakePoint(?3, ?2, 4326), ?15, ?16, ?17)
         """
 
     /// Inserts a place and returns its id.
@@ -71,6 +71,8 @@ final class PlaceWriter {
         // The folded columns of place search (`places_search` follows them through its triggers).
         bindText(handle, 15, draft.searchName)
         bindText(handle, 16, draft.searchAddress)
+        // The map cell of clusters (`PlaceCells`).
+        sqlite3_bind_int64(handle, 17, PlaceCells.key(lat: draft.lat, lng: draft.lng))
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
@@ -103,13 +105,14 @@ final class PlaceWriter {
                 UPDATE places SET name = ?, lat = ?, lng = ?, address = ?, city = ?, province = ?,
                     postal_code = ?, country = ?, phone = ?, category = ?, website = ?, source = ?,
                     external_id = ?, updated_at = ?, geom = MakePoint(?, ?, 4326), search_name = ?,
-                    search_address = ?
+                    search_address = ?, cell = ?
                 WHERE id = ?
                 """,
             arguments: [
                 draft.name, draft.lat, draft.lng, draft.address, draft.city, draft.province, draft.postalCode,
                 draft.country, draft.phone, draft.category, draft.website, draft.source, draft.externalId,
-                time.milliseconds, draft.lng, draft.lat, draft.searchName, draft.searchAddress, id,
+                time.milliseconds, draft.lng, draft.lat, draft.searchName, draft.searchAddress,
+                PlaceCells.key(lat: draft.lat, lng: draft.lng), id,
             ])
     }
 

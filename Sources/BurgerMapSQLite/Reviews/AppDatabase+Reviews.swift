@@ -83,6 +83,8 @@ extension AppDatabase {
     /// Recounts a place's reviews and rating sum and picks its cover (the first photo of its
     /// newest review with photos), so that they stay exact whatever changed.
     private static func refreshPlaceStats(_ db: Database, placeID: Int64) throws {
+        let cells = PlaceCellsTable(db)
+        let before = try cells.member(id: placeID)
         try db.execute(
             sql: """
                 UPDATE places SET
@@ -94,6 +96,8 @@ extension AppDatabase {
                 WHERE id = ?1
                 """,
             arguments: [placeID])
+        // A place that gained its first review or lost its last changes the reviewed counts.
+        try cells.maintain(placeID: placeID, before: before)
     }
 
     /// The author of a review and its place, or `nil`.

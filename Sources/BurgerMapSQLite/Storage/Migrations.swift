@@ -225,6 +225,7 @@ extension AppDatabase {
                     """)
         }
         migrator.registerMigration("v7-place-search") { db in try placeSearch(db) }
+        migrator.registerMigration("v8-place-cells") { db in try placeCells(db) }
         return migrator
     }
 

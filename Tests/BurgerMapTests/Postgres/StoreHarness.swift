@@ -40,9 +40,12 @@ struct SQLiteHarness: StoreHarness {
 
     func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
         try await environment.database.pool.write { db in
+            let cells = PlaceCellsTable(db)
+            let before = try cells.member(id: placeID)
             try db.execute(
                 sql: "UPDATE places SET review_count = ?, rating_sum = ? WHERE id = ?",
                 arguments: [count, ratingSum, placeID])
+            try cells.maintain(placeID: placeID, before: before)
         }
     }
 }
@@ -58,13 +61,21 @@ struct PostgresHarness: StoreHarness {
             let rows = try await engine.client.query(
                 """
                 INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id, created_at, updated_at, search_name, search_address)
+                    website, source, external_id, created_at, updated_at, search_name, search_address, cell)
                 VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
                     \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
-                    \(draft.source), \(draft.externalId), 0, 0, \(draft.searchName), \(draft.searchAddress))
+                    \(draft.source), \(draft.externalId), 0, 0, \(draft.searchName), \(draft.searchAddress),
+                    \(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
                 RETURNING \(unescaped: PostgresPlaceStore.columns)
                 """)
-            places += try await PostgresPlaceStore.places(rows)
+            let inserted = try await PostgresPlaceStore.places(rows)
+            try await engine.client.withConnection { connection in
+                for place in inserted {
+                    try await PostgresPlaceCells(connection: connection, logger: engine.logger).maintain(
+                        placeID: place.id, before: nil)
+                }
+            }
+            places += inserted
         }
         return places
     }
@@ -81,8 +92,14 @@ struct PostgresHarness: StoreHarness {
     }
 
     func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
-        try await engine.client.query(
-            "UPDATE places SET review_count = \(Int64(count)), rating_sum = \(Int64(ratingSum)) WHERE id = \(placeID)")
+        try await engine.client.transaction(logger: engine.logger) { connection in
+            let cells = PostgresPlaceCells(connection: connection, logger: engine.logger)
+            let before = try await cells.member(id: placeID)
+            try await connection.query(
+                "UPDATE places SET review_count = \(Int64(count)), rating_sum = \(Int64(ratingSum)) WHERE id = \(placeID)",
+                logger: engine.logger)
+            try await cells.maintain(placeID: placeID, before: before)
+        }
     }
 }
 

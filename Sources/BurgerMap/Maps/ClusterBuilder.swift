@@ -1,0 +1,174 @@
+/// Builds a clustered view from `place_cells` and the places' cell index, the same way on every
+/// engine: the engine answers what `need` asks until it is `nil`, then takes `result`.
+///
+/// A cell of the view that the box holds whole is its row (one read for the level); a cell
+/// without a row has fewer than `PlaceCells.threshold` places, read from the index. A cell that
+/// the box's edge cuts is split into its four children, level by level, so that only the thin
+/// band of cells along the edge is read place by place: the counts stay exact at any zoom while
+/// the work stays near the number of cells on screen.
+public struct ClusterBuilder: Sendable {
+    /// What the engine must read next.
+    public enum Need: Sendable, Equatable {
+        /// The `place_cells` rows of these cells of one level (missing rows are left out).
+        case rows(level: Int, cells: [Int64])
+        /// The places whose keys fall in these ranges (only the reviewed ones when asked).
+        case members(ranges: [ClosedRange<Int64>], reviewedOnly: Bool)
+        /// These places, for the cells that hold one place alone.
+        case places(ids: [Int64])
+    }
+
+    public let query: ClusterQuery
+    public let level: Int
+    public private(set) var need: Need?
+
+    /// A view cell's tally so far.
+    private struct Tally {
+        var summary = CellSummary.empty
+        /// Places read one by one (their ids, up to two: only a single place needs its id).
+        var ids: [Int64] = []
+        /// Rows counted whole that hold places: a cell with one place may have it in one of them.
+        var rows: [CellID] = []
+    }
+
+    private var tallies: [Int64: Tally] = [:]
+    /// The cells whose rows were asked for, with whether the box holds them whole.
+    private var asked: [CellID: ClusterQuery.Cover] = [:]
+    private var split: [CellID] = []
+    private var singles: [Int64: Int64] = [:]
+    private var places: [Int64: Place] = [:]
+    private var lookingUpSingles = false
+
+    public init(_ query: ClusterQuery) {
+        self.query = query
+        level = query.level
+        var cells: [CellID] = []
+        for row in query.rows(at: level) {
+            for column in query.columns(at: level) {
+                cells.append(CellID(level: level, cell: PlaceCells.interleave(column: column, row: row)))
+            }
+        }
+        ask(cells)
+    }
+
+    private mutating func ask(_ cells: [CellID]) {
+        asked = [:]
+        for id in cells {
+            let cover = query.cover(id)
+            if cover == .inside { asked[id] = cover }
+        }
+        guard let first = asked.keys.first else { return lookUpSingles() }
+        need = .rows(level: first.level, cells: asked.keys.map(\.cell).sorted())
+    }
+
+    /// The view cell that a cell of any level lies in.
+    private func viewCell(_ id: CellID) -> Int64 { id.cell >> Int64(2 * (id.level - level)) }
+
+    /// Step: the rows asked for.
+    public mutating func receive(rows: [CellRow]) {
+        let stored = Dictionary(rows.map { (CellID(level: $0.level, cell: $0.cell), $0) }) { first, _ in first }
+        var ranges: [ClosedRange<Int64>] = []
+        split = []
+        for (id, cover) in asked.sorted(by: { $0.key.cell < $1.key.cell }) {
+            guard let row = stored[id] else {
+                ranges.append(id.range)
+                continue
+            }
+            if cover == .inside {
+                let summary = row.summary(reviewedOnly: query.reviewedOnly)
+                guard summary.count > 0 else { continue }
+                tallies[viewCell(id), default: Tally()].summary.merge(summary)
+                tallies[viewCell(id), default: Tally()].rows.append(id)
+            } else if id.level < PlaceCells.maxLevel {
+                split += id.children
+            } else {
+                ranges.append(id.range)
+            }
+        }
+        if ranges.isEmpty {
+            continueDown()
+        } else {
+            need = .members(ranges: ranges, reviewedOnly: query.reviewedOnly)
+        }
+    }
+
+    /// Step: the places asked for.
+    public mutating func receive(members: [CellMember]) {
+        if lookingUpSingles {
+            for member in members where query.contains(lat: member.lat, lng: member.lng) {
+                let cell = PlaceCells.cell(of: member.key, at: level)
+                if tallies[cell]?.summary.count == 1 { singles[cell] = member.id }
+            }
+            return askForPlaces()
+        }
+        for member in members where query.contains(lat: member.lat, lng: member.lng) {
+            guard !query.reviewedOnly || member.reviewed else { continue }
+            let cell = PlaceCells.cell(of: member.key, at: level)
+            tallies[cell, default: Tally()].summary.add(lat: member.lat, lng: member.lng)
+            if tallies[cell]!.ids.count < 2 { tallies[cell]!.ids.append(member.id) }
+        }
+        continueDown()
+    }
+
+    private mutating func continueDown() {
+        if split.isEmpty {
+            lookUpSingles()
+        } else {
+            let cells = split
+            split = []
+            ask(cells)
+        }
+    }
+
+    /// Cells with one place alone show that place; when it was counted inside a row, the row's
+    /// range is read for its id (through the reviewed-places index when only reviewed count).
+    private mutating func lookUpSingles() {
+        var ranges: [ClosedRange<Int64>] = []
+        for (cell, tally) in tallies where tally.summary.count == 1 {
+            if tally.ids.count == 1 {
+                singles[cell] = tally.ids[0]
+            } else {
+                ranges += tally.rows.map(\.range)
+            }
+        }
+        if ranges.isEmpty {
+            askForPlaces()
+        } else {
+            lookingUpSingles = true
+            need = .members(ranges: ranges, reviewedOnly: query.reviewedOnly)
+        }
+    }
+
+    private mutating func askForPlaces() {
+        need = singles.isEmpty ? nil : .places(ids: singles.values.sorted())
+    }
+
+    /// Step: the single places.
+    public mutating func receive(places found: [Place]) {
+        for place in found { places[place.id] = place }
+        need = nil
+    }
+
+    /// The view, once `need` is `nil`.
+    public var result: ClusterResult {
+        let columns = query.columns(at: level)
+        func order(_ cell: Int64) -> (Int64, Int) {
+            let (column, row) = PlaceCells.split(cell)
+            return (row, columns.firstIndex(of: column) ?? 0)
+        }
+        var items: [ClusterItem] = []
+        var count = 0
+        for (cell, tally) in tallies.sorted(by: { order($0.key) < order($1.key) }) where tally.summary.count > 0 {
+            count += tally.summary.count
+            if tally.summary.count == 1, let id = singles[cell], let place = places[id] {
+                items.append(.place(place))
+            } else {
+                items.append(
+                    .cluster(
+                        PlaceCluster(
+                            cell: cell, summary: tally.summary,
+                            expansionZoom: PlaceCluster.expansionZoom(of: tally.summary, after: query.zoom))))
+            }
+        }
+        return ClusterResult(zoom: query.zoom, level: level, count: count, items: items)
+    }
+}

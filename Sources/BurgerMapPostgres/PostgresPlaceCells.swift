@@ -1,0 +1,177 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// `place_cells` and the places' cell index on one connection: SQLite's `PlaceCellsTable`, with
+/// each read of many cells or ranges in one statement (arrays and `unnest`), since a round trip
+/// costs more here than the read.
+///
+/// Writers take turns: the rows hold absolute counts, so two transactions that each read a row,
+/// add a place and write it back would lose one place. Every maintenance takes the transaction's
+/// advisory lock `lockKey` first, then reads what the last committed writer left (READ COMMITTED
+/// gives each statement a new snapshot). Only the writes that change clusters take it: a new,
+/// moved or deleted place, a place's first review or its last going, an import.
+struct PostgresPlaceCells {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    static let lockKey: Int64 = 0x6365_6C6C_73  // "cells"
+
+    static let columns = """
+        level, cell, places, lat_sum, lng_sum, lat_min, lat_max, lng_min, lng_max,
+        reviewed, reviewed_lat_sum, reviewed_lng_sum, reviewed_lat_min, reviewed_lat_max, reviewed_lng_min,
+        reviewed_lng_max
+        """
+
+    /// The stored rows of these cells.
+    func rows(_ ids: [CellID]) async throws -> [CellRow] {
+        guard !ids.isEmpty else { return [] }
+        let levels = ids.map { Int64($0.level) }
+        let cells = ids.map(\.cell)
+        let rows = try await connection.query(
+            """
+            SELECT \(unescaped: Self.columns) FROM place_cells
+            WHERE (level, cell) IN (SELECT l::INTEGER, c FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[]) AS i(l, c))
+            """, logger: logger)
+        var found: [CellRow] = []
+        for try await row in rows {
+            let row = row.makeRandomAccess()
+            func summary(_ first: Int) throws -> CellSummary {
+                CellSummary(
+                    count: Int(try row[first].decode(Int64.self)), sumLat: try row[first + 1].decode(Double.self),
+                    sumLng: try row[first + 2].decode(Double.self), minLat: try row[first + 3].decode(Double.self),
+                    maxLat: try row[first + 4].decode(Double.self), minLng: try row[first + 5].decode(Double.self),
+                    maxLng: try row[first + 6].decode(Double.self))
+            }
+            found.append(
+                CellRow(
+                    level: Int(try row[0].decode(Int32.self)), cell: try row[1].decode(Int64.self),
+                    all: try summary(2), reviewed: try summary(9)))
+        }
+        return found
+    }
+
+    /// The places whose keys fall in these ranges.
+    func members(in ranges: [ClosedRange<Int64>], reviewedOnly: Bool = false) async throws -> [CellMember] {
+        guard !ranges.isEmpty else { return [] }
+        let lows = ranges.map(\.lowerBound)
+        let highs = ranges.map(\.upperBound)
+        let rows = try await connection.query(
+            """
+            SELECT p.id, p.cell, p.lat, p.lng, p.review_count
+            FROM unnest(\(lows)::BIGINT[], \(highs)::BIGINT[]) AS r(lo, hi)
+            CROSS JOIN LATERAL (
+                SELECT id, cell, lat, lng, review_count FROM places
+                WHERE cell BETWEEN r.lo AND r.hi AND (NOT \(reviewedOnly) OR review_count > 0)
+            ) AS p
+            """, logger: logger)
+        var members: [CellMember] = []
+        for try await (id, key, lat, lng, reviews) in rows.decode((Int64, Int64, Double, Double, Int64).self) {
+            members.append(CellMember(id: id, key: key, lat: lat, lng: lng, reviewed: reviews > 0))
+        }
+        return members
+    }
+
+    /// A place as the cluster rows count it.
+    func member(id: Int64) async throws -> CellMember? {
+        let rows = try await connection.query(
+            "SELECT id, cell, lat, lng, review_count FROM places WHERE id = \(id)", logger: logger)
+        for try await (id, key, lat, lng, reviews) in rows.decode((Int64, Int64, Double, Double, Int64).self) {
+            return CellMember(id: id, key: key, lat: lat, lng: lng, reviewed: reviews > 0)
+        }
+        return nil
+    }
+
+    /// Keeps the rows exact after a place was added, moved or deleted, or gained its first
+    /// review or lost its last (`before`: the place as it was, or `nil` for a new one).
+    func maintain(placeID: Int64, before: CellMember?) async throws {
+        let after = try await member(id: placeID)
+        switch (before, after) {
+        case (nil, let after?):
+            try await maintain(.added, after)
+        case (let before?, nil):
+            try await maintain(.removed, before)
+        case (let before?, let after?):
+            if before.lat != after.lat || before.lng != after.lng {
+                try await maintain(.removed, before)
+                try await maintain(.added, after)
+            } else if before.reviewed != after.reviewed {
+                try await maintain(.reviewed(after.reviewed), after)
+            }
+        case (nil, nil):
+            break
+        }
+    }
+
+    private func maintain(_ change: CellMaintenance.Change, _ member: CellMember) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+        let plan = CellMaintenance(change, member)
+        let rows = try await rows(plan.cellsToRead)
+        let update = plan.update(rows: rows, members: try await members(in: plan.ranges(given: rows)))
+        if !update.delete.isEmpty {
+            let levels = update.delete.map { Int64($0.level) }
+            let cells = update.delete.map(\.cell)
+            try await connection.query(
+                """
+                DELETE FROM place_cells
+                WHERE (level, cell) IN (SELECT l::INTEGER, c FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[]) AS i(l, c))
+                """, logger: logger)
+        }
+        try await store(update.store)
+    }
+
+    /// Writes rows, replacing those of the same cells.
+    private func store(_ rows: [CellRow]) async throws {
+        for start in stride(from: 0, to: rows.count, by: 10_000) {
+            let batch = rows[start..<min(start + 10_000, rows.count)]
+            func numbers(_ value: (CellSummary) -> Double, _ reviewed: Bool) -> [Double] {
+                batch.map { value(reviewed ? $0.reviewed : $0.all) }
+            }
+            var columns: [[Double]] = []
+            for reviewed in [false, true] {
+                columns += [
+                    numbers(\.sumLat, reviewed), numbers(\.sumLng, reviewed), numbers(\.minLat, reviewed),
+                    numbers(\.maxLat, reviewed), numbers(\.minLng, reviewed), numbers(\.maxLng, reviewed),
+                ]
+            }
+            let levels = batch.map { Int64($0.level) }
+            let cells = batch.map(\.cell)
+            let places = batch.map { Int64($0.all.count) }
+            let reviewed = batch.map { Int64($0.reviewed.count) }
+            try await connection.query(
+                """
+                INSERT INTO place_cells (\(unescaped: Self.columns))
+                SELECT l::INTEGER, c, n, a1, a2, a3, a4, a5, a6, r, r1, r2, r3, r4, r5, r6
+                FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[], \(places)::BIGINT[],
+                    \(columns[0])::FLOAT8[], \(columns[1])::FLOAT8[], \(columns[2])::FLOAT8[],
+                    \(columns[3])::FLOAT8[], \(columns[4])::FLOAT8[], \(columns[5])::FLOAT8[],
+                    \(reviewed)::BIGINT[],
+                    \(columns[6])::FLOAT8[], \(columns[7])::FLOAT8[], \(columns[8])::FLOAT8[],
+                    \(columns[9])::FLOAT8[], \(columns[10])::FLOAT8[], \(columns[11])::FLOAT8[]
+                ) AS i(l, c, n, a1, a2, a3, a4, a5, a6, r, r1, r2, r3, r4, r5, r6)
+                ON CONFLICT (level, cell) DO UPDATE SET
+                    places = EXCLUDED.places, lat_sum = EXCLUDED.lat_sum, lng_sum = EXCLUDED.lng_sum,
+                    lat_min = EXCLUDED.lat_min, lat_max = EXCLUDED.lat_max, lng_min = EXCLUDED.lng_min,
+                    lng_max = EXCLUDED.lng_max, reviewed = EXCLUDED.reviewed,
+                    reviewed_lat_sum = EXCLUDED.reviewed_lat_sum, reviewed_lng_sum = EXCLUDED.reviewed_lng_sum,
+                    reviewed_lat_min = EXCLUDED.reviewed_lat_min, reviewed_lat_max = EXCLUDED.reviewed_lat_max,
+                    reviewed_lng_min = EXCLUDED.reviewed_lng_min, reviewed_lng_max = EXCLUDED.reviewed_lng_max
+                """, logger: logger)
+        }
+    }
+
+    /// Builds every row anew from the places, in one pass over the cell index (after an import
+    /// or a removed source).
+    func rebuild() async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+        var builder = CellRowBuilder()
+        let rows = try await connection.query(
+            "SELECT cell, lat, lng, review_count > 0 FROM places ORDER BY cell", logger: logger)
+        for try await (key, lat, lng, reviewed) in rows.decode((Int64, Double, Double, Bool).self) {
+            builder.add(key: key, lat: lat, lng: lng, reviewed: reviewed)
+        }
+        builder.finish()
+        try await connection.query("DELETE FROM place_cells", logger: logger)
+        try await store(builder.rows)
+    }
+}
