@@ -69,7 +69,7 @@ let package = Package(
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/openapi.yaml")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The SQLite + SpatiaLite engine (the embedded default), apart so that the core library

@@ -46,6 +46,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "One log line per request at its end: on or off.") var accessLog: Switch = .on
     @Option(help: "Folder for photo files, shared by every instance of one database (default: DATA_DIR/photos).")
     var photoDir: String?
+    @Option(help: "Tile URL template of the web map at / ({s}, {z}, {x}, {y}; empty: no tiles).")
+    var tileURL = WebMapSettings().tileURL
+    @Option(help: "Attribution of the web map's tiles (HTML).") var tileAttribution = WebMapSettings().tileAttribution
+    @Option(help: "Folder of Leaflet (Debian's libjs-leaflet), served under /map/.")
+    var leafletDir = WebMapSettings().leafletDirectory.path
     @OptionGroup var storage: StorageOptions
 
     func validateLimits() throws {
@@ -90,6 +95,9 @@ struct Serve: AsyncParsableCommand {
         configuration.accessLog = accessLog == .on
         configuration.photoDirectory = photoDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
         configuration.secret = try secret()
+        configuration.webMap.tileURL = tileURL
+        configuration.webMap.tileAttribution = tileAttribution
+        configuration.webMap.leafletDirectory = URL(fileURLWithPath: leafletDir, isDirectory: true)
         let logger = Logger(label: "burgermap")
         try await storage.withStores(logger: logger) { [configuration] stores, _ in
             try await buildServiceGroup(configuration, stores: stores).run()

@@ -54,7 +54,7 @@ public struct ClusterBuilder: Sendable {
         asked = [:]
         for id in cells {
             let cover = query.cover(id)
-            if cover == .inside { asked[id] = cover }
+            if cover != .outside { asked[id] = cover }
         }
         guard let first = asked.keys.first else { return lookUpSingles() }
         need = .rows(level: first.level, cells: asked.keys.map(\.cell).sorted())

@@ -30,6 +30,8 @@ public struct ServiceConfiguration: Sendable {
     /// that share one database share this folder too.
     public var photoDirectory: URL?
     /// The master secret (`BURGERMAP_SECRET`); `nil` keeps one in the data folder.
+    /// The web map's tiles and Leaflet folder.
+    public var webMap = WebMapSettings()
     public var secret: ServiceSecret?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
@@ -51,6 +53,8 @@ public struct ServiceDependencies: Sendable {
     public var trustedProxies = TrustedProxies()
     /// Whether every request ends with an access log line.
     public var accessLog = true
+    /// The web map's tiles and Leaflet folder.
+    public var webMap = WebMapSettings()
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -123,6 +127,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
+    router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     router.answerOtherMethods()
     return router
 }
@@ -150,6 +155,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
+    dependencies.webMap = configuration.webMap
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -215,3 +215,26 @@ struct ClusterTests {
         }
     }
 }
+
+/// The sample dataset, loaded as an operator would (a first load builds the rows in one pass).
+@Suite("Map clusters on the sample places")
+struct ClusterSampleTests {
+    @Test("views of the imported sample places equal brute force", arguments: StoreEngine.allCases)
+    func sample(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../data/sample-places.csv")
+        _ = try await environment.load(sample.standardizedFileURL)
+        let store = environment.stores.places
+        let places = try await ClusterTests.allPlaces(store)
+        #expect(places.count == 2000)
+        for zoom in 8...16 {
+            let box = (126.95612, 37.491204, 127.114048, 37.580637)
+            let result = try await store.clusters(
+                ClusterQuery(west: box.0, south: box.1, east: box.2, north: box.3, zoom: zoom))
+            ClusterReference.expect(
+                result, places: places, west: box.0, south: box.1, east: box.2, north: box.3, zoom: zoom)
+        }
+        try await ClusterTests.checkViews(store, count: 60, seed: 31)
+    }
+}
