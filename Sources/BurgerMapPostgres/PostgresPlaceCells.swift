@@ -38,6 +38,10 @@ struct PostgresPlaceCells {
                 SELECT \(unescaped: Self.columns) FROM place_cells WHERE level = i.l AND cell = i.c OFFSET 0
             ) AS p
             """, logger: logger)
+        return try await decodeRows(rows)
+    }
+
+    private func decodeRows(_ rows: PostgresRowSequence) async throws -> [CellRow] {
         var found: [CellRow] = []
         for try await row in rows {
             let row = row.makeRandomAccess()
@@ -54,6 +58,22 @@ struct PostgresPlaceCells {
                     all: try summary(2), reviewed: try summary(9)))
         }
         return found
+    }
+
+    /// The stored rows of one level whose cells fall in these key runs.
+    func rows(level: Int, runs: [ClosedRange<Int64>]) async throws -> [CellRow] {
+        guard !runs.isEmpty else { return [] }
+        let lows = runs.map(\.lowerBound)
+        let highs = runs.map(\.upperBound)
+        return try await decodeRows(
+            connection.query(
+                """
+                SELECT p.* FROM unnest(\(lows)::BIGINT[], \(highs)::BIGINT[]) AS r(lo, hi)
+                CROSS JOIN LATERAL (
+                    SELECT \(unescaped: Self.columns) FROM place_cells
+                    WHERE level = \(Int32(level)) AND cell BETWEEN r.lo AND r.hi OFFSET 0
+                ) AS p
+                """, logger: logger))
     }
 
     /// The places whose keys fall in these ranges.

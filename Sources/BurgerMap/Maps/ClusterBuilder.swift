@@ -9,7 +9,8 @@
 public struct ClusterBuilder: Sendable {
     /// What the engine must read next.
     public enum Need: Sendable, Equatable {
-        /// The `place_cells` rows of these cells of one level (missing rows are left out).
+        /// The `place_cells` rows of these cells of one level (sorted; missing rows are left
+        /// out, and rows of other cells may come too: they are ignored).
         case rows(level: Int, cells: [Int64])
         /// The places whose keys fall in these ranges (only the reviewed ones when asked).
         case members(ranges: [ClosedRange<Int64>], reviewedOnly: Bool)
@@ -87,7 +88,7 @@ public struct ClusterBuilder: Sendable {
         if ranges.isEmpty {
             continueDown()
         } else {
-            need = .members(ranges: ranges, reviewedOnly: query.reviewedOnly)
+            need = .members(ranges: PlaceCells.joined(ranges), reviewedOnly: query.reviewedOnly)
         }
     }
 

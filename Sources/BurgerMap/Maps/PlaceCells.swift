@@ -18,7 +18,7 @@ public enum PlaceCells {
     /// counted from its places (at most `threshold - 1` index entries). Rows exist exactly for
     /// the cells with at least this many places, so their number stays below
     /// `places × levels / threshold` however the places spread.
-    public static let threshold = 32
+    public static let threshold = 16
 
     /// The Web Mercator latitude limit: places nearer the poles count in the top or bottom row.
     static let mercatorLimit = 85.051_128_779_806_59
@@ -51,6 +51,35 @@ public enum PlaceCells {
     public static func range(of cell: Int64, at level: Int) -> ClosedRange<Int64> {
         let shift = Int64(2 * (keyLevel - level))
         return (cell << shift)...(((cell + 1) << shift) - 1)
+    }
+
+    /// Sorted keys grouped into ranges to scan: keys at most `gap` apart share a range. A view's
+    /// cells form a rectangle, which Z-order keeps in a few runs of nearby keys: a few range
+    /// scans that skip a few unwanted rows cost less than hundreds of lookups (the reader
+    /// keeps only the wanted ones).
+    public static func runs(_ sortedKeys: [Int64], gap: Int64 = 64) -> [ClosedRange<Int64>] {
+        var runs: [ClosedRange<Int64>] = []
+        for key in sortedKeys {
+            if let last = runs.last, key - last.upperBound <= gap {
+                runs[runs.count - 1] = last.lowerBound...key
+            } else {
+                runs.append(key...key)
+            }
+        }
+        return runs
+    }
+
+    /// Key ranges with the adjacent ones joined (the places of four sibling cells are one range).
+    static func joined(_ ranges: [ClosedRange<Int64>]) -> [ClosedRange<Int64>] {
+        var joined: [ClosedRange<Int64>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = joined.last, range.lowerBound <= last.upperBound + 1 {
+                joined[joined.count - 1] = last.lowerBound...max(last.upperBound, range.upperBound)
+            } else {
+                joined.append(range)
+            }
+        }
+        return joined
     }
 
     /// The cell of a column and a row.

@@ -15,14 +15,18 @@ public struct WebMapSettings: Sendable {
 
     public init() {}
 
-    /// The origin the tiles come from, for the page's `img-src` (`{s}` subdomains as `*`).
+    /// The origin the tiles come from, for the page's `img-src`: the template's scheme, host
+    /// (a `{s}` subdomain as `*`) and port. Read by hand: the template's braces are not a URL.
     var tileOrigin: String? {
-        guard let url = URL(string: tileURL.replacingOccurrences(of: "{s}", with: "a")), let scheme = url.scheme,
-            let host = url.host
-        else { return nil }
-        let hostPattern =
-            tileURL.contains("{s}.") ? host.replacingOccurrences(of: "a.", with: "*.", options: .anchored) : host
-        return "\(scheme)://\(hostPattern)" + (url.port.map { ":\($0)" } ?? "")
+        guard let schemeEnd = tileURL.range(of: "://") else { return nil }
+        let scheme = tileURL[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "https" || scheme == "http" else { return nil }
+        let rest = tileURL[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let host = authority.replacingOccurrences(of: "{s}", with: "*")
+        let allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*:[]")
+        guard !host.isEmpty, host.unicodeScalars.allSatisfy(allowed.contains) else { return nil }
+        return "\(scheme)://\(host)"
     }
 }
 

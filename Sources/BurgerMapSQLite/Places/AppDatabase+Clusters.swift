@@ -14,7 +14,7 @@ extension AppDatabase {
         while let need = builder.need {
             switch need {
             case .rows(let level, let cells):
-                builder.receive(rows: try PlaceCellsTable(db).rows(cells.map { CellID(level: level, cell: $0) }))
+                builder.receive(rows: try PlaceCellsTable(db).rows(level: level, runs: PlaceCells.runs(cells)))
             case .members(let ranges, let reviewedOnly):
                 builder.receive(members: try PlaceCellsTable(db).members(in: ranges, reviewedOnly: reviewedOnly))
             case .places(let ids):
@@ -56,6 +56,28 @@ struct PlaceCellsTable {
             if code == SQLITE_DONE { continue }
             guard code == SQLITE_ROW else { throw db.rawError(code) }
             rows.append(Self.row(handle))
+        }
+        return rows
+    }
+
+    /// The stored rows of one level whose cells fall in these key runs.
+    func rows(level: Int, runs: [ClosedRange<Int64>]) throws -> [CellRow] {
+        let statement = try db.cachedStatement(
+            sql: "SELECT \(Self.columns) FROM place_cells WHERE level = ? AND cell BETWEEN ? AND ?")
+        let handle = statement.sqliteStatement
+        defer { sqlite3_reset(handle) }
+        var rows: [CellRow] = []
+        for run in runs {
+            sqlite3_reset(handle)
+            sqlite3_bind_int64(handle, 1, Int64(level))
+            sqlite3_bind_int64(handle, 2, run.lowerBound)
+            sqlite3_bind_int64(handle, 3, run.upperBound)
+            var code = sqlite3_step(handle)
+            while code == SQLITE_ROW {
+                rows.append(Self.row(handle))
+                code = sqlite3_step(handle)
+            }
+            guard code == SQLITE_DONE else { throw db.rawError(code) }
         }
         return rows
     }

@@ -37,6 +37,8 @@ final class TestEnvironment: @unchecked Sendable {
     var trustedProxies = TrustedProxies()
     /// Whether the routers this environment builds write access log lines.
     var accessLog = true
+    /// The web map's tiles and Leaflet folder.
+    var webMap = WebMapSettings()
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -97,6 +99,7 @@ final class TestEnvironment: @unchecked Sendable {
             stores: stores, secret: secret, accounts: accounts, media: media)
         dependencies.trustedProxies = trustedProxies
         dependencies.accessLog = accessLog
+        dependencies.webMap = webMap
         return buildRouter(dependencies)
     }
 
