@@ -52,7 +52,7 @@ extension PostgresMigrations {
                 """, logger: logger)
         }
         try await connection.query(
-            "CREATE INDEX places_by_cell ON places (cell) INCLUDE (lat, lng, review_count)", logger: logger)
+            "CREATE INDEX places_by_cell ON places (cell) INCLUDE (lat, lng, review_count, id)", logger: logger)
         try await connection.query(
             "CREATE INDEX places_reviewed_by_cell ON places (cell) WHERE review_count > 0", logger: logger)
         try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()

@@ -51,7 +51,7 @@ extension PostgresPlaceStore {
             try await connection.query("SET LOCAL maintenance_work_mem = '512MB'", logger: logger)
             try await connection.query("DROP INDEX places_by_cell, places_reviewed_by_cell", logger: logger)
             try await connection.query(
-                "CREATE INDEX places_by_cell ON places (cell) INCLUDE (lat, lng, review_count)", logger: logger)
+                "CREATE INDEX places_by_cell ON places (cell) INCLUDE (lat, lng, review_count, id)", logger: logger)
             try await connection.query(
                 "CREATE INDEX places_reviewed_by_cell ON places (cell) WHERE review_count > 0", logger: logger)
         }
