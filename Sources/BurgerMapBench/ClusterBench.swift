@@ -19,6 +19,8 @@ struct ClusterBench: AsyncParsableCommand {
     @Option(help: "Timed views per kind.") var repetitions = 15
     @Option(help: "Folder for the benchmark database (kept between runs).") var dataDir = "bench-data/clusters"
     @Flag(help: "Also on PostgreSQL (BURGERMAP_TEST_DATABASE_URL, as scripts/postgres sets it).") var engines = false
+    @Option(help: "Only the views whose kind starts with this (world, city, street, random), for profiling.")
+    var only: String?
 
     func run() async throws {
         let database = try await openClusterBenchDatabase()
@@ -102,7 +104,7 @@ struct ClusterBench: AsyncParsableCommand {
         ]
         print("places: \(places); \(repetitions) views per kind and engine, medians in ms (items, places counted)")
         var differing = 0
-        for (name, make) in kinds {
+        for (name, make) in kinds where only.map({ name.hasPrefix($0) }) ?? true {
             var times = Array(repeating: [Double](), count: stores.count)
             var shape = ""
             for _ in 0..<repetitions {
@@ -124,6 +126,7 @@ struct ClusterBench: AsyncParsableCommand {
             print(line + "   (last: \(shape))")
         }
         if stores.count > 1 { print("views whose counts differ between the engines: \(differing)") }
+        guard only == nil else { return }
         try await timeCellIndexes(stores)
         for (index, build) in rebuild.enumerated() {
             let begin = DispatchTime.now().uptimeNanoseconds

@@ -20,20 +20,25 @@ public struct ClusterBuilder: Sendable {
 
     public let query: ClusterQuery
     public let level: Int
+    private let spans: [ClosedRange<Double>]
     public private(set) var need: Need?
 
     /// A view cell's tally so far.
+    /// No arrays: a view keeps hundreds of these, and copying arrays in and out of the
+    /// dictionary was a tenth of a dense city view's time in a profile.
     private struct Tally {
         var summary = CellSummary.empty
-        /// Places read one by one (their ids, up to two: only a single place needs its id).
-        var ids: [Int64] = []
-        /// Rows counted whole that hold places: a cell with one place may have it in one of them.
-        var rows: [CellID] = []
+        /// The last place read one by one (only a cell with one place needs its id).
+        var lastID: Int64?
+        /// The last row counted whole that held exactly one place: a cell with one place in all
+        /// has it there when no place was read one by one.
+        var singleRow: CellID?
     }
 
     private var tallies: [Int64: Tally] = [:]
-    /// The cells whose rows were asked for, with whether the box holds them whole.
-    private var asked: [CellID: ClusterQuery.Cover] = [:]
+    /// The cells whose rows were asked for (one level, by key), with whether the box holds
+    /// them whole.
+    private var asked: [(id: CellID, cover: ClusterQuery.Cover)] = []
     private var split: [CellID] = []
     private var singles: [Int64: Int64] = [:]
     private var places: [Int64: Place] = [:]
@@ -42,6 +47,7 @@ public struct ClusterBuilder: Sendable {
     public init(_ query: ClusterQuery) {
         self.query = query
         level = query.level
+        spans = query.longitudeSpans
         var cells: [CellID] = []
         for row in query.rows(at: level) {
             for column in query.columns(at: level) {
@@ -52,13 +58,14 @@ public struct ClusterBuilder: Sendable {
     }
 
     private mutating func ask(_ cells: [CellID]) {
-        asked = [:]
+        asked = []
         for id in cells {
-            let cover = query.cover(id)
-            if cover != .outside { asked[id] = cover }
+            let cover = query.cover(id, spans: spans)
+            if cover != .outside { asked.append((id, cover)) }
         }
-        guard let first = asked.keys.first else { return lookUpSingles() }
-        need = .rows(level: first.level, cells: asked.keys.map(\.cell).sorted())
+        guard let first = asked.first else { return lookUpSingles() }
+        asked.sort { $0.id.cell < $1.id.cell }
+        need = .rows(level: first.id.level, cells: asked.map(\.id.cell))
     }
 
     /// The view cell that a cell of any level lies in.
@@ -66,19 +73,21 @@ public struct ClusterBuilder: Sendable {
 
     /// Step: the rows asked for.
     public mutating func receive(rows: [CellRow]) {
-        let stored = Dictionary(rows.map { (CellID(level: $0.level, cell: $0.cell), $0) }) { first, _ in first }
+        // One level: rows by cell (rows of cells not asked for may come too).
+        let stored = Dictionary(rows.map { ($0.cell, $0) }) { first, _ in first }
         var ranges: [ClosedRange<Int64>] = []
         split = []
-        for (id, cover) in asked.sorted(by: { $0.key.cell < $1.key.cell }) {
-            guard let row = stored[id] else {
+        for (id, cover) in asked {
+            guard let row = stored[id.cell] else {
                 ranges.append(id.range)
                 continue
             }
             if cover == .inside {
                 let summary = row.summary(reviewedOnly: query.reviewedOnly)
                 guard summary.count > 0 else { continue }
-                tallies[viewCell(id), default: Tally()].summary.merge(summary)
-                tallies[viewCell(id), default: Tally()].rows.append(id)
+                let cell = viewCell(id)
+                tallies[cell, default: Tally()].summary.merge(summary)
+                if summary.count == 1 { tallies[cell]!.singleRow = id }
             } else if id.level < PlaceCells.maxLevel {
                 split += id.children
             } else {
@@ -95,17 +104,17 @@ public struct ClusterBuilder: Sendable {
     /// Step: the places asked for.
     public mutating func receive(members: [CellMember]) {
         if lookingUpSingles {
-            for member in members where query.contains(lat: member.lat, lng: member.lng) {
+            for member in members where query.contains(lat: member.lat, lng: member.lng, spans: spans) {
                 let cell = PlaceCells.cell(of: member.key, at: level)
                 if tallies[cell]?.summary.count == 1 { singles[cell] = member.id }
             }
             return askForPlaces()
         }
-        for member in members where query.contains(lat: member.lat, lng: member.lng) {
+        for member in members where query.contains(lat: member.lat, lng: member.lng, spans: spans) {
             guard !query.reviewedOnly || member.reviewed else { continue }
             let cell = PlaceCells.cell(of: member.key, at: level)
             tallies[cell, default: Tally()].summary.add(lat: member.lat, lng: member.lng)
-            if tallies[cell]!.ids.count < 2 { tallies[cell]!.ids.append(member.id) }
+            tallies[cell]!.lastID = member.id
         }
         continueDown()
     }
@@ -125,10 +134,10 @@ public struct ClusterBuilder: Sendable {
     private mutating func lookUpSingles() {
         var ranges: [ClosedRange<Int64>] = []
         for (cell, tally) in tallies where tally.summary.count == 1 {
-            if tally.ids.count == 1 {
-                singles[cell] = tally.ids[0]
-            } else {
-                ranges += tally.rows.map(\.range)
+            if let id = tally.lastID {
+                singles[cell] = id
+            } else if let row = tally.singleRow {
+                ranges.append(row.range)
             }
         }
         if ranges.isEmpty {
@@ -158,7 +167,10 @@ public struct ClusterBuilder: Sendable {
         }
         var items: [ClusterItem] = []
         var count = 0
-        for (cell, tally) in tallies.sorted(by: { order($0.key) < order($1.key) }) where tally.summary.count > 0 {
+        let cells = tallies.keys.map { (order: order($0), cell: $0) }.sorted { $0.order < $1.order }.map(\.cell)
+        for cell in cells {
+            let tally = tallies[cell]!
+            guard tally.summary.count > 0 else { continue }
             count += tally.summary.count
             if tally.summary.count == 1, let id = singles[cell], let place = places[id] {
                 items.append(.place(place))

@@ -499,9 +499,9 @@ struct PostgresFirstImportTests {
     func indexesComeBack() async throws {
         try await withPostgresEngine { engine in
             let before = try await Self.indexes(engine)
-            // The six of v1-places after v4-nearby-on-geometry, and place search's B-tree of
-            // folded names and two GIN trigram indexes.
-            #expect(before.count == 9)
+            // The six of v1-places after v4-nearby-on-geometry, place search's B-tree of folded
+            // names and two GIN trigram indexes, and the two cell indexes of map clusters.
+            #expect(before.count == 11)
             let environment = try TestEnvironment()
             struct ReadFailure: Error {}
             let pipeline = ImportPipeline()
