@@ -57,14 +57,34 @@ public struct ClusterQuery: Sendable, Hashable {
         return cut ? .cut : .outside
     }
 
-    /// The columns of `level` that the box touches, from its west edge eastwards.
-    func columns(at level: Int) -> [Int64] {
+    /// The columns of `level` that the box touches, as ranges from its west edge eastwards
+    /// (two across the antimeridian, which may share a column).
+    func columnRanges(at level: Int) -> [ClosedRange<Int64>] {
         let shift = Int64(PlaceCells.keyLevel - level)
+        return longitudeSpans.map { span in
+            (PlaceCells.column(lng: span.lowerBound - CellExtent.slack) >> shift)...(PlaceCells.column(
+                lng: span.upperBound + CellExtent.slack) >> shift)
+        }
+    }
+
+    /// How many columns of `level` the box touches, counted without listing them (a box across
+    /// the world at zoom 20 touches millions).
+    func columnCount(at level: Int) -> Int64 {
+        let ranges = columnRanges(at: level)
+        var count = ranges.reduce(0) { $0 + Int64($1.count) }
+        if ranges.count == 2, ranges[0].overlaps(ranges[1]) {
+            count -= Int64(ranges[0].clamped(to: ranges[1]).count)
+        }
+        return count
+    }
+
+    /// The columns of `level` that the box touches, from its west edge eastwards (only for a
+    /// level whose `columnCount` is small).
+    func columns(at level: Int) -> [Int64] {
         var columns: [Int64] = []
-        for span in longitudeSpans {
-            let first = PlaceCells.column(lng: span.lowerBound - CellExtent.slack) >> shift
-            let last = PlaceCells.column(lng: span.upperBound + CellExtent.slack) >> shift
-            for column in first...last where !columns.contains(column) { columns.append(column) }
+        var seen = Set<Int64>()
+        for range in columnRanges(at: level) {
+            for column in range where seen.insert(column).inserted { columns.append(column) }
         }
         return columns
     }
@@ -82,7 +102,7 @@ public struct ClusterQuery: Sendable, Hashable {
     var level: Int {
         var level = zoom + 2
         while level > PlaceCells.minLevel,
-            columns(at: level).count > Self.maxSpan || rows(at: level).count > Self.maxSpan
+            columnCount(at: level) > Self.maxSpan || rows(at: level).count > Self.maxSpan
         {
             level -= 1
         }

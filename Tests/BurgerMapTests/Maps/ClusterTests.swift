@@ -194,6 +194,15 @@ struct ClusterTests {
             #expect((features[1]["bbox"] as? [Double]) == [127, 37.5, 127, 37.5004])
             #expect(((features[0]["geometry"] as? [String: Any])?["coordinates"] as? [Double]) == [127.2, 37.6])
             #expect((features[0]["properties"] as? [String: Any])?["name"] as? String == "Alone")
+            // A box across most of the world and the antimeridian at a street zoom is cut on
+            // coarse cells (the contract check once found it listing a million columns).
+            let wide = try await client.send(
+                .get, "/v1/places/clusters?bbox=-0.0000001,-70.3,-118.4,30.5&zoom=20&reviewed_only=true&format=geojson")
+            #expect(wide.status == .ok)
+            let wideBody = try json(wide)
+            #expect(wideBody["zoom"] as? Int == 20 && wideBody["count"] as? Int == 0)
+            let world = try json(try await client.send(.get, "/v1/places/clusters?bbox=-180,-90,180,90&zoom=20"))
+            #expect(world["count"] as? Int == 6 && (world["items"] as? [Any])?.count == 1)
             // Zoom missing, not a whole number or out of range; a bad box: problem documents.
             for (query, field, code) in [
                 ("bbox=126.9,37.4,127.3,37.7", "zoom", "required"),
