@@ -1,3 +1,4 @@
+import ArgumentParser
 import BurgerMap
 import BurgerMapPostgres
 import BurgerMapSQLite
@@ -5,6 +6,23 @@ import Foundation
 import GRDB
 import Logging
 import PostgresNIO
+
+/// Runs `body` on the PostgreSQL engine of scripts/postgres (`BURGERMAP_TEST_DATABASE_URL`),
+/// logging warnings only, with the SQLite benchmark's `count` places copied in.
+func withBenchPostgres(
+    copying database: AppDatabase, count: Int, _ body: @Sendable (PostgresEngine) async throws -> Void
+) async throws {
+    guard let url = ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"] else {
+        throw ValidationError("no PostgreSQL URL: run through scripts/postgres")
+    }
+    var quiet = Logger(label: "burgermap-bench")
+    quiet.logLevel = .warning
+    let logger = quiet
+    try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(url), logger: logger) { engine in
+        try await copyBenchPlaces(from: database, into: engine, count: count, logger: logger)
+        try await body(engine)
+    }
+}
 
 /// Copies the SQLite benchmark places (ids, names, positions, address parts and the folded
 /// search columns) into PostgreSQL unless it has them, so that both engines hold the same rows.

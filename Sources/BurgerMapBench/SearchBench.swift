@@ -29,14 +29,7 @@ struct SearchBench: AsyncParsableCommand {
     func run() async throws {
         let database = try await openNearbyBenchDatabase(places: places, sideKm: sideKm, dataDir: dataDir)
         guard engines else { return try await measure([("sqlite", database)]) }
-        guard let url = ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"] else {
-            throw ValidationError("no PostgreSQL URL: run through scripts/postgres")
-        }
-        var quiet = Logger(label: "burgermap-bench")
-        quiet.logLevel = .warning
-        let logger = quiet
-        try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(url), logger: logger) { engine in
-            try await copyBenchPlaces(from: database, into: engine, count: places, logger: logger)
+        try await withBenchPostgres(copying: database, count: places) { engine in
             try await measure([("sqlite", database), ("postgres", engine.places)])
         }
     }

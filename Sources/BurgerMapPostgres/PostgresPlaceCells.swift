@@ -110,39 +110,28 @@ struct PostgresPlaceCells {
     /// Keeps the rows exact after a place was added, moved or deleted, or gained its first
     /// review or lost its last (`before`: the place as it was, or `nil` for a new one).
     func maintain(placeID: Int64, before: CellMember?) async throws {
-        let after = try await member(id: placeID)
-        switch (before, after) {
-        case (nil, let after?):
-            try await maintain(.added, after)
-        case (let before?, nil):
-            try await maintain(.removed, before)
-        case (let before?, let after?):
-            if before.lat != after.lat || before.lng != after.lng {
-                try await maintain(.removed, before)
-                try await maintain(.added, after)
-            } else if before.reviewed != after.reviewed {
-                try await maintain(.reviewed(after.reviewed), after)
-            }
-        case (nil, nil):
-            break
-        }
+        try await maintain(from: before, to: try await member(id: placeID))
     }
 
-    private func maintain(_ change: CellMaintenance.Change, _ member: CellMember) async throws {
+    /// The same, for a caller that knows the place as it is (from its write's `RETURNING`).
+    func maintain(from before: CellMember?, to after: CellMember?) async throws {
+        let plans = CellMaintenance.plans(from: before, to: after)
+        guard !plans.isEmpty else { return }
         try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
-        let plan = CellMaintenance(change, member)
-        let rows = try await rows(plan.cellsToRead)
-        let update = plan.update(rows: rows, members: try await members(in: plan.ranges(given: rows)))
-        if !update.delete.isEmpty {
-            let levels = update.delete.map { Int64($0.level) }
-            let cells = update.delete.map(\.cell)
-            try await connection.query(
-                """
-                DELETE FROM place_cells
-                WHERE (level, cell) IN (SELECT l::INTEGER, c FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[]) AS i(l, c))
-                """, logger: logger)
+        for plan in plans {
+            let rows = try await rows(plan.cellsToRead)
+            let update = plan.update(rows: rows, members: try await members(in: plan.ranges(given: rows)))
+            if !update.delete.isEmpty {
+                let levels = update.delete.map { Int64($0.level) }
+                let cells = update.delete.map(\.cell)
+                try await connection.query(
+                    """
+                    DELETE FROM place_cells
+                    WHERE (level, cell) IN (SELECT l::INTEGER, c FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[]) AS i(l, c))
+                    """, logger: logger)
+            }
+            try await store(update.store)
         }
-        try await store(update.store)
     }
 
     /// Writes rows, replacing those of the same cells.

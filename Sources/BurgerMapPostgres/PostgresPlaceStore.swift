@@ -116,7 +116,7 @@ public struct PostgresPlaceStore: PlaceStore {
                     """, logger: logger))
             if let place = inserted.first {
                 try await PostgresPlaceCells(connection: connection, logger: logger).maintain(
-                    placeID: place.id, before: nil)
+                    from: nil, to: CellMember(place))
             }
             return inserted
         }
@@ -173,7 +173,7 @@ public struct PostgresPlaceStore: PlaceStore {
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
             guard let place = updated.first else { return .notFound }
-            try await cells.maintain(placeID: id, before: before)
+            try await cells.maintain(from: before, to: CellMember(place))
             return .done(place)
         }
     }

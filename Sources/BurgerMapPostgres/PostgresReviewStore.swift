@@ -171,20 +171,29 @@ public struct PostgresReviewStore: ReviewStore {
     /// newest review with photos), as SQLite's `refreshPlaceStats`, so that they stay exact
     /// whatever changed. The caller holds the place's row lock.
     private func refreshPlaceStats(placeID: Int64, on connection: PostgresConnection) async throws {
-        let cells = PostgresPlaceCells(connection: connection, logger: logger)
-        let before = try await cells.member(id: placeID)
-        try await connection.query(
+        // One statement answers the place before and after (the FROM reads the row as the
+        // statement found it), so a review write that leaves the place reviewed or unreviewed
+        // costs the cluster rows nothing.
+        let rows = try await connection.query(
             """
-            UPDATE places SET
+            UPDATE places AS p SET
                 review_count = (SELECT count(*) FROM reviews WHERE place_id = \(placeID)),
                 rating_sum = (SELECT coalesce(sum(rating), 0) FROM reviews WHERE place_id = \(placeID)),
                 cover_photo_id = (
                     SELECT ph.id FROM reviews AS r JOIN photos AS ph ON ph.review_id = r.id
                     WHERE r.place_id = \(placeID) ORDER BY r.created_at DESC, r.id DESC, ph.position LIMIT 1)
-            WHERE id = \(placeID)
+            FROM (SELECT review_count FROM places WHERE id = \(placeID)) AS old
+            WHERE p.id = \(placeID)
+            RETURNING p.cell, p.lat, p.lng, p.review_count, old.review_count
             """, logger: logger)
-        // A place that gained its first review or lost its last changes the reviewed counts.
-        try await cells.maintain(placeID: placeID, before: before)
+        for try await (key, lat, lng, reviews, reviewsBefore) in rows.decode((Int64, Double, Double, Int64, Int64).self)
+        {
+            let after = CellMember(id: placeID, key: key, lat: lat, lng: lng, reviewed: reviews > 0)
+            var before = after
+            before.reviewed = reviewsBefore > 0
+            // A place that gained its first review or lost its last changes the reviewed counts.
+            try await PostgresPlaceCells(connection: connection, logger: logger).maintain(from: before, to: after)
+        }
     }
 
     /// Locks a review and answers its author and place, or `nil`.

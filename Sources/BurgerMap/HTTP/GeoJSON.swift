@@ -96,22 +96,27 @@ extension JSONWriter {
                         writer.value("Feature")
                         writer.key("id")
                         writer.value(items[index].featureID)
-                        writer.key("geometry")
-                        writer.object { writer in
-                            writer.key("type")
-                            writer.value("Point")
-                            writer.key("coordinates")
-                            writer.array { writer in
-                                writer.value(items[index].featureLng)
-                                writer.value(items[index].featureLat)
-                            }
-                        }
+                        writer.point(lng: items[index].featureLng, lat: items[index].featureLat)
                         writer.key("properties")
                         items[index].write(to: &writer)
                     }
                 }
             }
             foreignMembers(&writer)
+        }
+    }
+
+    /// `"geometry": {"type": "Point", "coordinates": [lng, lat]}`.
+    mutating func point(lng: Double, lat: Double) {
+        key("geometry")
+        object { writer in
+            writer.key("type")
+            writer.value("Point")
+            writer.key("coordinates")
+            writer.array { writer in
+                writer.value(lng)
+                writer.value(lat)
+            }
         }
     }
 

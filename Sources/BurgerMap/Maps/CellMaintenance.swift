@@ -31,6 +31,25 @@ public struct CellMaintenance: Sendable {
         self.member = member
     }
 
+    /// The plans that take the rows from a place as it was (`nil`: not there) to the place as
+    /// it is (`nil`: gone), in order: a move is a removal, then an addition; a change of review
+    /// count matters only when the place gains its first review or loses its last.
+    public static func plans(from before: CellMember?, to after: CellMember?) -> [CellMaintenance] {
+        switch (before, after) {
+        case (nil, let after?):
+            return [CellMaintenance(.added, after)]
+        case (let before?, nil):
+            return [CellMaintenance(.removed, before)]
+        case (let before?, let after?):
+            if before.lat != after.lat || before.lng != after.lng {
+                return [CellMaintenance(.removed, before), CellMaintenance(.added, after)]
+            }
+            return before.reviewed != after.reviewed ? [CellMaintenance(.reviewed(after.reviewed), after)] : []
+        case (nil, nil):
+            return []
+        }
+    }
+
     /// The place's cell at each level with rows, coarsest first.
     var chain: [CellID] {
         (PlaceCells.minLevel...PlaceCells.maxLevel).map {

@@ -78,6 +78,13 @@ public struct CellMember: Sendable, Equatable {
         self.lng = lng
         self.reviewed = reviewed
     }
+
+    /// A stored place as the rows count it (its key is the one every writer stores).
+    public init(_ place: Place) {
+        self.init(
+            id: place.id, key: PlaceCells.key(lat: place.lat, lng: place.lng), lat: place.lat, lng: place.lng,
+            reviewed: place.reviewCount > 0)
+    }
 }
 
 /// A cell of `place_cells`: one level's cell and the summaries of all its places and of its

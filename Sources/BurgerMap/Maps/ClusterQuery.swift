@@ -30,20 +30,14 @@ public struct ClusterQuery: Sendable, Hashable {
         west > east ? [west...180, -180...east] : [west...east]
     }
 
-    /// Whether a place is inside the box: the viewport route's rule.
-    func contains(lat: Double, lng: Double) -> Bool {
-        contains(lat: lat, lng: lng, spans: longitudeSpans)
-    }
-
-    /// `contains` with the spans computed once (a view tests thousands of places).
+    /// Whether a place is inside the box: the viewport route's rule (`spans`: the box's
+    /// `longitudeSpans`, which a view computes once for its thousands of places).
     func contains(lat: Double, lng: Double, spans: [ClosedRange<Double>]) -> Bool {
         lat >= south && lat <= north && (spans[0].contains(lng) || (spans.count > 1 && spans[1].contains(lng)))
     }
 
     /// How a cell lies against the box.
     enum Cover { case inside, cut, outside }
-
-    func cover(_ id: CellID) -> Cover { cover(id, spans: longitudeSpans) }
 
     func cover(_ id: CellID, spans longitudeSpans: [ClosedRange<Double>]) -> Cover {
         let extent = CellExtent(cell: id.cell, level: id.level)

@@ -124,18 +124,4 @@ extension JSONWriter {
             writer.value(result.count)
         }
     }
-
-    /// `"geometry": {"type": "Point", "coordinates": [lng, lat]}`.
-    mutating func point(lng: Double, lat: Double) {
-        key("geometry")
-        object { writer in
-            writer.key("type")
-            writer.value("Point")
-            writer.key("coordinates")
-            writer.array { writer in
-                writer.value(lng)
-                writer.value(lat)
-            }
-        }
-    }
 }

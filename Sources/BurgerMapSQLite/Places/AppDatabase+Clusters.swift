@@ -126,31 +126,13 @@ struct PlaceCellsTable {
         return members
     }
 
-    /// Keeps the rows exact after one place changed (`CellMaintenance`).
-    func maintain(_ change: CellMaintenance.Change, _ member: CellMember) throws {
-        let plan = CellMaintenance(change, member)
-        let rows = try rows(plan.cellsToRead)
-        let update = plan.update(rows: rows, members: try members(in: plan.ranges(given: rows)))
-        try write(update)
-    }
-
-    /// Keeps the rows exact after a place moved or gained or lost its last review.
+    /// Keeps the rows exact after a place was added, moved or deleted, or gained its first
+    /// review or lost its last (`before`: the place as it was, `nil` for a new one), by the
+    /// plans of `CellMaintenance`.
     func maintain(placeID: Int64, before: CellMember?) throws {
-        let after = try member(id: placeID)
-        switch (before, after) {
-        case (nil, let after?):
-            try maintain(.added, after)
-        case (let before?, nil):
-            try maintain(.removed, before)
-        case (let before?, let after?):
-            if before.lat != after.lat || before.lng != after.lng {
-                try maintain(.removed, before)
-                try maintain(.added, after)
-            } else if before.reviewed != after.reviewed {
-                try maintain(.reviewed(after.reviewed), after)
-            }
-        case (nil, nil):
-            break
+        for plan in CellMaintenance.plans(from: before, to: try member(id: placeID)) {
+            let rows = try rows(plan.cellsToRead)
+            try write(plan.update(rows: rows, members: try members(in: plan.ranges(given: rows))))
         }
     }
 
