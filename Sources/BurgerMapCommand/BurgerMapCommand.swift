@@ -51,6 +51,15 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Attribution of the web map's tiles (HTML).") var tileAttribution = WebMapSettings().tileAttribution
     @Option(help: "Folder of Leaflet (Debian's libjs-leaflet), served under /map/.")
     var leafletDir = WebMapSettings().leafletDirectory.path
+    @Option(
+        help:
+            "Turns on the LookForRealBurger app's routes: the SesacKey its requests carry (or BURGERMAP_LSLP_KEY)."
+    )
+    var lslpKey: String?
+    @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
+    var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
+    @Option(help: "Product ids of the app's review posts, comma-separated.")
+    var lslpReviewProducts = LSLPSettings.defaultReviewProducts.joined(separator: ",")
     @OptionGroup var storage: StorageOptions
 
     func validateLimits() throws {
@@ -70,8 +79,30 @@ struct Serve: AsyncParsableCommand {
         }
     }
 
+    /// The LookForRealBurger routes' settings, when a key is given by option or environment.
+    func lslpSettings() throws -> LSLPSettings? {
+        guard let key = lslpKey ?? ProcessInfo.processInfo.environment["BURGERMAP_LSLP_KEY"], !key.isEmpty else {
+            return nil
+        }
+        func products(_ list: String, _ option: String) throws -> [String] {
+            let values = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+                !$0.isEmpty
+            }
+            guard !values.isEmpty else { throw ValidationError("--\(option) needs at least one product id") }
+            return values
+        }
+        let settings = LSLPSettings(
+            key: key, restaurantProducts: try products(lslpRestaurantProducts, "lslp-restaurant-products"),
+            reviewProducts: try products(lslpReviewProducts, "lslp-review-products"))
+        guard Set(settings.restaurantProducts).isDisjoint(with: settings.reviewProducts) else {
+            throw ValidationError("a product id cannot name both restaurants and reviews")
+        }
+        return settings
+    }
+
     func validate() throws {
         try validateLimits()
+        _ = try lslpSettings()
         if let metricsAddress {
             do {
                 _ = try LoopbackAddress(parsing: metricsAddress)
@@ -98,6 +129,7 @@ struct Serve: AsyncParsableCommand {
         configuration.webMap.tileURL = tileURL
         configuration.webMap.tileAttribution = tileAttribution
         configuration.webMap.leafletDirectory = URL(fileURLWithPath: leafletDir, isDirectory: true)
+        configuration.lslp = try lslpSettings()
         let logger = Logger(label: "burgermap")
         try await storage.withStores(logger: logger) { [configuration] stores, _ in
             try await buildServiceGroup(configuration, stores: stores).run()

@@ -18,6 +18,19 @@ extension PostgresAccountStore {
         }
     }
 
+    /// The user of a refresh token that is still good, without using it (see
+    /// `AccountStore.refreshTokenUser`).
+    public func refreshTokenUser(_ tokenHash: [UInt8], at time: Timestamp) async throws -> Int64? {
+        let rows = try await client.query(
+            """
+            SELECT s.user_id FROM refresh_tokens AS t JOIN login_sessions AS s ON s.id = t.session_id
+            WHERE t.token_hash = \(Data(tokenHash)) AND t.used_at IS NULL AND t.expires_at > \(time.milliseconds)
+                AND s.revoked_at IS NULL
+            """, logger: logger)
+        for try await user in rows.decode(Int64.self) { return user }
+        return nil
+    }
+
     /// Uses a refresh token once: a good one is marked used and replaced by `newHash` in the
     /// same login. A used one revokes its whole login, unless it was used less than `grace` ago
     /// and its successor is still unused (`.retried`, nothing changes).

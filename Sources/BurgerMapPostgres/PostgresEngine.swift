@@ -23,6 +23,7 @@ public final class PostgresEngine: Service, Sendable {
     public let reviews: PostgresReviewStore
     public let social: PostgresSocialStore
     public let feed: PostgresFeedStore
+    public let posts: PostgresPostStore
     let logger: Logger
 
     private init(
@@ -41,13 +42,14 @@ public final class PostgresEngine: Service, Sendable {
         reviews = PostgresReviewStore(client: client, logger: logger)
         social = PostgresSocialStore(client: client, logger: logger)
         feed = PostgresFeedStore(client: client, logger: logger)
+        posts = PostgresPostStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
     public var stores: ServiceStores {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
-            health: health, throttle: throttle)
+            health: health, throttle: throttle, posts: posts)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

@@ -81,6 +81,22 @@ enum PostgresMigrations {
             ]),
         Migration(name: "v5-place-search", statements: placeSearch, then: foldExistingPlaces),
         Migration(name: "v6-place-cells", statements: placeCells, then: keyExistingPlaces),
+        // SQLite's v9-review-titles-pending-photos.
+        Migration(
+            name: "v7-review-titles-pending-photos",
+            statements: [
+                """
+                ALTER TABLE reviews ADD COLUMN title TEXT
+                    CHECK (title IS NULL OR (char_length(title) >= 1 AND octet_length(title) <= 12800))
+                """,
+                """
+                CREATE TABLE pending_photos (
+                    photo_id BIGINT PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX pending_photos_by_time ON pending_photos (created_at)",
+            ]),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

@@ -2,8 +2,8 @@ import BurgerMap
 import Logging
 import PostgresNIO
 
-/// The photo rows as a whole, for the start-up sweep of files that no row owns (rows are
-/// written with their review or avatar).
+/// The photo rows as a whole, for the start-up sweep of files that no row owns, and photos
+/// uploaded ahead of their review (rows of reviews and avatars are written with them).
 public struct PostgresPhotoStore: PhotoStore {
     let client: PostgresClient
     let logger: Logger
@@ -15,5 +15,68 @@ public struct PostgresPhotoStore: PhotoStore {
             ids.insert(id)
         }
         return ids
+    }
+
+    /// Stores photos uploaded ahead of their review (see `PhotoStore.addPendingPhotos`).
+    public func addPendingPhotos(
+        owner: Int64, photos: [PhotoSize], at time: Timestamp, beforeCommit: @Sendable ([Int64]) throws -> Void
+    ) async throws -> [Int64] {
+        try await client.transaction(logger: logger) { connection in
+            var ids: [Int64] = []
+            for (position, photo) in photos.enumerated() {
+                let rows = try await connection.query(
+                    """
+                    WITH photo AS (
+                        INSERT INTO photos (owner_id, review_id, position, width, height, created_at)
+                        VALUES (\(owner), NULL, \(position), \(photo.width), \(photo.height), \(time.milliseconds))
+                        RETURNING id)
+                    INSERT INTO pending_photos (photo_id, created_at) SELECT id, \(time.milliseconds) FROM photo
+                    RETURNING photo_id
+                    """, logger: logger)
+                for try await id in rows.decode(Int64.self) { ids.append(id) }
+            }
+            guard ids.count == photos.count else { throw StorageError.rowVanished("photos") }
+            try beforeCommit(ids)
+            return ids
+        }
+    }
+
+    /// Deletes pending photos uploaded before `cutoff` and answers their ids.
+    public func removePendingPhotos(uploadedBefore cutoff: Timestamp) async throws -> [Int64] {
+        // The pending rows go with their photos (ON DELETE CASCADE).
+        let rows = try await client.query(
+            """
+            DELETE FROM photos WHERE id IN (SELECT photo_id FROM pending_photos WHERE created_at < \(cutoff.milliseconds))
+            RETURNING id
+            """, logger: logger)
+        var ids: [Int64] = []
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        return ids
+    }
+
+    /// Attaches `draft`'s pending photos to a new review, after its `first` own photos; `false`
+    /// when one is not the author's, not pending, or expired (the caller then rolls back).
+    static func attachPendingPhotos(
+        _ draft: ReviewDraft, review reviewID: Int64, first: Int, at time: Timestamp,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> Bool {
+        for (offset, photoID) in draft.pendingPhotoIDs.enumerated() {
+            // The DELETE locks the pending row: two reviews that claim one photo cannot both have it.
+            let rows = try await connection.query(
+                """
+                WITH taken AS (
+                    DELETE FROM pending_photos WHERE photo_id = \(photoID)
+                        AND created_at > \(time.milliseconds - PendingPhotos.lifetime)
+                        AND photo_id IN (SELECT id FROM photos WHERE owner_id = \(draft.authorID))
+                    RETURNING photo_id)
+                UPDATE photos SET review_id = \(reviewID), position = \(first + offset)
+                WHERE id IN (SELECT photo_id FROM taken)
+                RETURNING id
+                """, logger: logger)
+            var attached = false
+            for try await _ in rows.decode(Int64.self) { attached = true }
+            guard attached else { return false }
+        }
+        return true
     }
 }

@@ -46,7 +46,7 @@ enum PostgresReviewReads {
                    coalesce(ph.ids, '{}'), coalesce(ph.widths, '{}'), coalesce(ph.heights, '{}'),
                    EXISTS (SELECT 1 FROM review_likes WHERE user_id = \(viewerParameter) AND review_id = r.id),
                    EXISTS (SELECT 1 FROM review_bookmarks WHERE user_id = \(viewerParameter) AND review_id = r.id),
-                   k.list_time
+                   k.list_time, r.title
             FROM (\(keys.sql)) AS k (id, list_time)
             JOIN reviews AS r ON r.id = k.id
             JOIN places AS p ON p.id = r.place_id
@@ -71,7 +71,7 @@ enum PostgresReviewReads {
         let review = Review(
             id: try value(0),
             place: .init(id: try value(8), name: try value(9), lat: try value(10), lng: try value(11)),
-            author: try user(row, from: 12), rating: try value(1), text: try value(2),
+            author: try user(row, from: 12), rating: try value(1), title: try value(24), text: try value(2),
             photos: photoIDs.indices.map { Photo(id: photoIDs[$0], width: widths[$0], height: heights[$0]) },
             likeCount: try value(3), bookmarkCount: try value(4), commentCount: try value(5),
             likedByMe: try value(21), bookmarkedByMe: try value(22),

@@ -74,6 +74,21 @@ public struct PostgresReviewStore: ReviewStore {
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
         beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation {
+        do {
+            return try await storeReview(
+                draft, photos: photos, idempotency: idempotency, at: time, beforeCommit: beforeCommit, answer: answer)
+        } catch is PendingPhotosUnavailable {
+            return .photosUnavailable
+        }
+    }
+
+    /// Thrown inside `storeReview`'s transaction to roll it back when a pending photo cannot be attached.
+    private struct PendingPhotosUnavailable: Error {}
+
+    private func storeReview(
+        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
+        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
+    ) async throws -> ReviewCreation {
         try await client.transaction(logger: logger) { connection in
             if let idempotency, let stored = try await claim(idempotency, at: time, on: connection) {
                 return .replayed(stored)
@@ -87,9 +102,9 @@ public struct PostgresReviewStore: ReviewStore {
             }
             let inserted = try await connection.query(
                 """
-                INSERT INTO reviews (place_id, author_id, rating, text, created_at, updated_at)
-                VALUES (\(draft.placeID), \(draft.authorID), \(draft.rating), \(draft.text), \(time.milliseconds),
-                    \(time.milliseconds))
+                INSERT INTO reviews (place_id, author_id, rating, title, text, created_at, updated_at)
+                VALUES (\(draft.placeID), \(draft.authorID), \(draft.rating), \(draft.title), \(draft.text),
+                    \(time.milliseconds), \(time.milliseconds))
                 RETURNING id
                 """, logger: logger)
             let reviewID = try await single(inserted, "reviews")
@@ -104,6 +119,10 @@ public struct PostgresReviewStore: ReviewStore {
                     """, logger: logger)
                 photoIDs.append(try await single(row, "photos"))
             }
+            guard
+                try await PostgresPhotoStore.attachPendingPhotos(
+                    draft, review: reviewID, first: photos.count, at: time, on: connection, logger: logger)
+            else { throw PendingPhotosUnavailable() }
             try beforeCommit(photoIDs)
             try await refreshPlaceStats(placeID: draft.placeID, on: connection)
             guard
@@ -213,10 +232,10 @@ public struct PostgresReviewStore: ReviewStore {
         try await connection.query("SELECT 1 FROM places WHERE id = \(id) FOR NO KEY UPDATE", logger: logger)
     }
 
-    /// Changes the rating and/or text of the caller's own review; the place's counts follow.
-    public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp)
-        async throws -> OwnerOnlyChange<Review>
-    {
+    /// Changes the rating, title and/or text of the caller's own review; the place's counts follow.
+    public func updateReview(
+        id: Int64, by userID: Int64, rating: Int?, title: String?, text: String?, at time: Timestamp
+    ) async throws -> OwnerOnlyChange<Review> {
         try await client.transaction(logger: logger) { connection in
             guard let owner = try await lockOwnership(review: id, on: connection) else { return .notFound }
             guard owner.author == userID else { return .forbidden }
@@ -224,6 +243,7 @@ public struct PostgresReviewStore: ReviewStore {
             try await connection.query(
                 """
                 UPDATE reviews SET rating = coalesce(\(rating.map(Int32.init)), rating), text = coalesce(\(text), text),
+                    title = CASE WHEN \(title)::text IS NULL THEN title ELSE nullif(\(title), '') END,
                     updated_at = \(time.milliseconds)
                 WHERE id = \(id)
                 """, logger: logger)

@@ -27,6 +27,10 @@ public protocol AccountStore: Sendable {
     func rotateRefreshToken(
         _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, grace: Duration, at time: Timestamp
     ) async throws -> RefreshOutcome
+    /// The user of a refresh token that is still good (unused, unexpired, its login not
+    /// ended), without using it: the LookForRealBurger app keeps the refresh token of its login
+    /// and never stores another, so its refresh route leaves the token as it is.
+    func refreshTokenUser(_ tokenHash: [UInt8], at time: Timestamp) async throws -> Int64?
     /// Ends the login a refresh token belongs to, if it is `userID`'s; answers whether it was.
     func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp) async throws -> Bool
     /// Makes a new photo the user's avatar in one transaction: the photo row is written, then

@@ -26,36 +26,10 @@ struct AuthController {
     /// `POST /v1/auth/register`: a new account, signed in (`201` Tokens).
     @Sendable func register(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: RegisterBody.self)
-        var validator = BodyValidator()
-        let email = validator.required(body.email, "email")
-        let password = validator.required(body.password, "password")
-        let nickname = validator.required(body.nickname, "nickname")
-        if let email { validator.check { AccountRules.checkEmail(email, into: &$0) } }
-        if let password { validator.check { AccountRules.checkPassword(password, into: &$0) } }
-        if let nickname { validator.check { AccountRules.checkNickname(nickname, into: &$0) } }
-        try validator.validate()
-        guard let email, let password, let nickname else { throw Problem.validation([]) }
-        // Spare the bcrypt when the answer is already known; the unique index still decides races.
-        if let conflict = try await store.accountExists(email: email, nickname: nickname) {
-            throw Self.problem(for: conflict)
-        }
-        let hash = try await accounts.passwords.hash(password)
-        let user: User
-        do {
-            user = try await store.createUser(email: email, passwordHash: hash, nickname: nickname, at: .now())
-        } catch let conflict as AccountConflict {
-            throw Self.problem(for: conflict)
-        }
-        context.logger.info("account created", metadata: ["user_id": "\(user.id)"])
+        let user = try await accounts.register(
+            email: body.email, password: body.password, nickname: body.nickname, store: store, logger: context.logger)
         return try await accounts.startLogin(for: user, store: store)
             .response(status: .created, headers: [.location: "/v1/users/\(user.id)"])
-    }
-
-    static func problem(for conflict: AccountConflict) -> Problem {
-        switch conflict {
-        case .email: Problem(.conflict, .emailTaken)
-        case .nickname: Problem(.conflict, .nicknameTaken)
-        }
     }
 
     struct LoginBody: Decodable {
@@ -63,36 +37,12 @@ struct AuthController {
         var password: String?
     }
 
-    /// `POST /v1/auth/login`: Tokens for a correct email and password. A wrong password and an
-    /// unknown email get the same answer after the same bcrypt work; repeated failures per
-    /// (email, client) or per client answer `429` with `Retry-After` (see `LoginThrottle`).
+    /// `POST /v1/auth/login`: Tokens for a correct email and password (`AccountServices.authenticate`).
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let body = try await request.decodeJSON(as: LoginBody.self)
-        var validator = BodyValidator()
-        let email = validator.required(body.email, "email")
-        let password = validator.required(body.password, "password")
-        try validator.validate()
-        guard let email, let password else { throw Problem.validation([]) }
-        if let wait = try await accounts.throttle.retryAfter(email: email, client: context.clientKey) {
-            throw Problem(
-                .rateLimited, .tooManyLoginAttempts, ["seconds": "\(wait)"], headers: [.retryAfter: "\(wait)"])
-        }
-        let stored = password.utf8.count <= 1024 ? try await store.credentials(email: email) : nil
-        guard try await accounts.passwords.verify(password, against: stored?.passwordHash), let user = stored?.user
-        else {
-            let engaged = try await accounts.throttle.recordFailure(email: email, client: context.clientKey)
-            context.logger.info("login failed")
-            for block in engaged {
-                var metadata: Logger.Metadata = [
-                    "limit": "\(block.kind.rawValue)", "client": "\(context.clientText)",
-                    "retry_after": "\(block.retryAfter)", "round": "\(block.round)",
-                ]
-                if let hash = block.accountHash { metadata["account"] = "\(hash)" }
-                context.logger.notice("login limit engaged", metadata: metadata)
-            }
-            throw Problem(.invalidCredentials, .invalidCredentials)
-        }
-        try await accounts.throttle.recordSuccess(email: email, client: context.clientKey)
+        let user = try await accounts.authenticate(
+            email: body.email, password: body.password, store: store, client: context.clientKey,
+            clientText: context.clientText, logger: context.logger)
         return try await accounts.startLogin(for: user, store: store).response()
     }
 

@@ -54,7 +54,7 @@ struct UsersController {
             updated = try await accounts.updateProfile(
                 id: context.user.id, nickname: body.nickname, bio: body.bio, at: .now())
         } catch let conflict as AccountConflict {
-            throw AuthController.problem(for: conflict)
+            throw AccountServices.problem(for: conflict)
         }
         guard let updated else { throw Problem(.unauthorized, .accessTokenInvalid) }
         return try await accounts.me(updated).response()

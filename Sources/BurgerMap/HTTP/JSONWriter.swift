@@ -161,6 +161,12 @@ struct JSONWriter {
         bytes.append(contentsOf: (flag ? "true" : "false").utf8)
     }
 
+    /// Makes the next value follow a comma: for a writer that continues a list whose earlier
+    /// items were written (and sent) by another.
+    mutating func continueAfterEarlierItems() {
+        needsComma = true
+    }
+
     private mutating func appendNull() {
         bytes.append(contentsOf: "null".utf8)
     }

@@ -45,6 +45,9 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case searchQueryNoLetters, searchRadiusWithoutPoint
     // Changing places.
     case notPlaceCreator, placeHasReviews
+    // The LookForRealBurger routes.
+    case lslpKeyInvalid, postNotFound, productUnknown, restaurantRequired, filesUnavailable, filesRequired
+    case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
@@ -103,6 +106,7 @@ public enum ProblemCatalog {
     /// Every message template, by key and language.
     public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
         .merging(socialMessages) { first, _ in first }.merging(safetyMessages) { first, _ in first }
+        .merging(lfrbMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],

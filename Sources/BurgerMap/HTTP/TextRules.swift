@@ -33,6 +33,14 @@ struct TextField: Sendable {
         self.isWebAddress = isWebAddress
     }
 
+    /// The same rule for a field that a client names otherwise (the LookForRealBurger app's
+    /// generic posts call a review's text `content`).
+    func named(_ name: String) -> TextField {
+        TextField(
+            name, length, allowsLineBreaks: allowsLineBreaks, needsContent: needsContent,
+            refusesControls: refusesControls, isWebAddress: isWebAddress)
+    }
+
     /// Appends the text's problem, if it has one.
     func check(_ text: String, into errors: inout [FieldError]) {
         if let problem = problem(text) { errors.append(problem) }
@@ -133,5 +141,7 @@ extension TextField {
     // Reviews and comments: prose. The schema bounds review texts to 2000 code points and
     // comments to 64,000 bytes (1000 code points are at most 4000 bytes).
     static let reviewText = TextField("text", 1...2000, allowsLineBreaks: true, needsContent: true)
+    /// A review's optional headline; the schema's backstop bounds its bytes (200 × 64).
+    static let reviewTitle = TextField("title", 1...200, needsContent: true)
     static let commentText = TextField("text", 1...1000, allowsLineBreaks: true, needsContent: true)
 }

@@ -21,6 +21,7 @@ struct PlacesController {
         return routes
     }
 
+    /// The fields of a new place (`POST /v1/places`, and the LookForRealBurger app's restaurant posts).
     struct CreateBody: Decodable {
         var name: String?
         var lat: Double?
@@ -31,39 +32,45 @@ struct PlacesController {
         var website: String?
         var source: String?
         var externalId: String?
+
+        /// The place these fields describe, checked by the contract's rules (text trimmed,
+        /// empty optional texts left out); throws `validation_failed` otherwise.
+        func draft() throws -> PlaceDraft {
+            var validator = BodyValidator()
+            let name = validator.required(name, "name")
+            let lat = validator.required(lat, "lat")
+            let lng = validator.required(lng, "lng")
+            validator.check { errors in
+                if let name { TextField.placeName.check(name, into: &errors) }
+                PlacesController.checkPosition(lat: lat, lng: lng, into: &errors)
+                let optional: [(TextField, String?)] = [
+                    (.placeAddress, address), (.placePhone, phone), (.placeCategory, category),
+                    (.placeWebsite, website), (.placeSource, source), (.placeExternalID, externalId),
+                ]
+                for (field, value) in optional {
+                    if let value { field.check(value, into: &errors) }
+                }
+            }
+            try validator.validate()
+            guard let name, let lat, let lng else { throw Problem.validation([]) }
+            func cleaned(_ text: String?) -> String? {
+                text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            let draft = PlaceDraft(
+                name: name.trimmingCharacters(in: .whitespacesAndNewlines), lat: lat, lng: lng,
+                address: cleaned(address), phone: cleaned(phone), category: cleaned(category),
+                website: cleaned(website), source: cleaned(source), externalId: cleaned(externalId))
+            if draft.name.isEmpty {
+                throw Problem.validation([TextField.placeName.problem("")!])
+            }
+            return draft
+        }
     }
 
     /// `POST /v1/places`: adds a place for the signed-in user (`201`), or answers the stored one
     /// (`200`) when `source` and `external_id` name a place that exists.
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let body = try await request.decodeJSON(as: CreateBody.self)
-        var validator = BodyValidator()
-        let name = validator.required(body.name, "name")
-        let lat = validator.required(body.lat, "lat")
-        let lng = validator.required(body.lng, "lng")
-        validator.check { errors in
-            if let name { TextField.placeName.check(name, into: &errors) }
-            Self.checkPosition(lat: lat, lng: lng, into: &errors)
-            let optional: [(TextField, String?)] = [
-                (.placeAddress, body.address), (.placePhone, body.phone), (.placeCategory, body.category),
-                (.placeWebsite, body.website), (.placeSource, body.source), (.placeExternalID, body.externalId),
-            ]
-            for (field, value) in optional {
-                if let value { field.check(value, into: &errors) }
-            }
-        }
-        try validator.validate()
-        guard let name, let lat, let lng else { throw Problem.validation([]) }
-        func cleaned(_ text: String?) -> String? {
-            text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-        }
-        let draft = PlaceDraft(
-            name: name.trimmingCharacters(in: .whitespacesAndNewlines), lat: lat, lng: lng,
-            address: cleaned(body.address), phone: cleaned(body.phone), category: cleaned(body.category),
-            website: cleaned(body.website), source: cleaned(body.source), externalId: cleaned(body.externalId))
-        if draft.name.isEmpty {
-            throw Problem.validation([TextField.placeName.problem("")!])
-        }
+        let draft = try await request.decodeJSON(as: CreateBody.self).draft()
         let (place, created) = try await store.createPlace(draft, by: context.user.id)
         return place.response(
             status: created ? .created : .ok, headers: created ? [.location: "/v1/places/\(place.id)"] : [:])

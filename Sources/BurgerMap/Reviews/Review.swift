@@ -20,6 +20,8 @@ public struct Review: Sendable, Equatable {
     public var place: PlaceSummary
     public var author: User
     public var rating: Int
+    /// A short headline, optional (the LookForRealBurger app asks for one with every review).
+    public var title: String?
     public var text: String
     public var photos: [Photo]
     public var likeCount: Int
@@ -33,14 +35,15 @@ public struct Review: Sendable, Equatable {
 
     /// A review with every field (storage engines build these).
     public init(
-        id: Int64, place: PlaceSummary, author: User, rating: Int, text: String, photos: [Photo], likeCount: Int,
-        bookmarkCount: Int, commentCount: Int, likedByMe: Bool, bookmarkedByMe: Bool, createdAt: Timestamp,
-        updatedAt: Timestamp
+        id: Int64, place: PlaceSummary, author: User, rating: Int, title: String? = nil, text: String,
+        photos: [Photo], likeCount: Int, bookmarkCount: Int, commentCount: Int, likedByMe: Bool, bookmarkedByMe: Bool,
+        createdAt: Timestamp, updatedAt: Timestamp
     ) {
         self.id = id
         self.place = place
         self.author = author
         self.rating = rating
+        self.title = title
         self.text = text
         self.photos = photos
         self.likeCount = likeCount
@@ -77,13 +80,23 @@ public struct ReviewDraft: Sendable {
     public var placeID: Int64
     public var authorID: Int64
     public var rating: Int
+    public var title: String?
     public var text: String
+    /// Photos the author uploaded before the review (`PhotoStore.addPendingPhotos`), attached
+    /// after the review's own photos, in this order. Each must be the author's, pending, and
+    /// younger than `PendingPhotos.lifetime`; else nothing is stored (`photosUnavailable`).
+    public var pendingPhotoIDs: [Int64]
 
-    public init(placeID: Int64, authorID: Int64, rating: Int, text: String) {
+    public init(
+        placeID: Int64, authorID: Int64, rating: Int, title: String? = nil, text: String,
+        pendingPhotoIDs: [Int64] = []
+    ) {
         self.placeID = placeID
         self.authorID = authorID
         self.rating = rating
+        self.title = title
         self.text = text
+        self.pendingPhotoIDs = pendingPhotoIDs
     }
 }
 
@@ -107,6 +120,8 @@ extension Review: JSONWritable {
             UserSummaryView(user: author).write(to: &writer)
             writer.key("rating")
             writer.value(rating)
+            writer.key("title")
+            writer.value(title)
             writer.key("text")
             writer.value(text)
             writer.key("photos")

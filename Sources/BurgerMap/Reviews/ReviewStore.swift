@@ -19,12 +19,23 @@ public protocol ReviewStore: Sendable {
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
         beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation
-    /// Changes the rating and/or text of the caller's own review.
-    func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp) async throws
-        -> OwnerOnlyChange<Review>
+    /// Changes the rating, title and/or text of the caller's own review (`nil` leaves a field;
+    /// an empty title clears it).
+    func updateReview(
+        id: Int64, by userID: Int64, rating: Int?, title: String?, text: String?, at time: Timestamp
+    ) async throws -> OwnerOnlyChange<Review>
     /// Deletes the caller's own review with its photo rows (and what hangs on it); answers the
     /// photo ids whose files the caller then removes.
     func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]>
+}
+
+extension ReviewStore {
+    /// Changes the rating and/or text of the caller's own review, leaving its title.
+    public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp)
+        async throws -> OwnerOnlyChange<Review>
+    {
+        try await updateReview(id: id, by: userID, rating: rating, title: nil, text: text, at: time)
+    }
 }
 
 /// What creating a review came to.
@@ -35,6 +46,9 @@ public enum ReviewCreation: Sendable {
     case replayed(StoredAnswer)
     /// The place does not exist (any more).
     case placeMissing
+    /// A pending photo of the draft is not the author's, not pending (attached already, or
+    /// never uploaded) or expired: nothing was stored.
+    case photosUnavailable
 }
 
 /// An answer kept for replaying (`Idempotency-Key`): its status and body.

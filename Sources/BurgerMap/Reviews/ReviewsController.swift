@@ -86,7 +86,7 @@ struct ReviewsController {
         let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
         guard try await places.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
         return try await media.receive(
-            request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "text"]
+            request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "title", "text"]
         ) { upload in
             let draft = try Self.draft(upload.fields, placeID: placeID, authorID: context.user.id)
             let storage = media.storage
@@ -107,6 +107,9 @@ struct ReviewsController {
                 return response
             case .placeMissing:
                 throw Problem.notFound(.placeNotFound, id: placeID)
+            case .photosUnavailable:
+                // A native upload attaches no pending photo.
+                throw StorageError.rowVanished("pending photo")
             }
         }
     }
@@ -124,14 +127,16 @@ struct ReviewsController {
         validator.check { errors in errors += fields.errors }
         let rating = validator.required(fields.text("rating"), "rating")
         let text = validator.required(fields.text("text"), "text")
+        let title = fields.text("title")
         var ratingValue: Int?
         validator.check { errors in
             if let rating { ratingValue = ReviewRules.rating(rating, into: &errors) }
+            if let title { TextField.reviewTitle.check(title, into: &errors) }
             if let text { TextField.reviewText.check(text, into: &errors) }
         }
         try validator.validate()
         guard let ratingValue, let text else { throw Problem.validation([]) }
-        return ReviewDraft(placeID: placeID, authorID: authorID, rating: ratingValue, text: text)
+        return ReviewDraft(placeID: placeID, authorID: authorID, rating: ratingValue, title: title, text: text)
     }
 
     /// The `Idempotency-Key` header: 1 to 255 visible ASCII characters.
@@ -143,17 +148,23 @@ struct ReviewsController {
         return IdempotencyKey(userID: userID, key: value)
     }
 
-    /// `{rating?, text?}`; `null` for either is refused (neither can be cleared).
+    /// `{rating?, title?, text?}`; `null` for the rating or the text is refused (neither can be
+    /// cleared), `null` for the title clears it.
     struct UpdateBody: Decodable {
         var rating: Int?
         var text: String?
+        /// `nil`: unchanged; `""`: cleared (as `null` in the body).
+        var title: String?
 
-        enum CodingKeys: String, CodingKey { case rating, text }
+        enum CodingKeys: String, CodingKey { case rating, title, text }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             rating = try container.decodeUnlessNull(Int.self, forKey: .rating)
             text = try container.decodeUnlessNull(String.self, forKey: .text)
+            if container.contains(.title) {
+                title = try container.decodeIfPresent(String.self, forKey: .title) ?? ""
+            }
         }
     }
 
@@ -165,10 +176,11 @@ struct ReviewsController {
         validator.check { errors in
             if let rating = body.rating { ReviewRules.checkRating(rating, into: &errors) }
             if let text = body.text { TextField.reviewText.check(text, into: &errors) }
+            if let title = body.title, !title.isEmpty { TextField.reviewTitle.check(title, into: &errors) }
         }
         try validator.validate()
         switch try await reviews.updateReview(
-            id: id, by: context.user.id, rating: body.rating, text: body.text, at: .now())
+            id: id, by: context.user.id, rating: body.rating, title: body.title, text: body.text, at: .now())
         {
         case .done(let review): return review.response()
         case .notFound: throw Problem.notFound(.reviewNotFound, id: id)

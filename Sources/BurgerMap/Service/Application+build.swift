@@ -29,10 +29,12 @@ public struct ServiceConfiguration: Sendable {
     /// Where photo files live (`--photo-dir`); `nil` is the data folder's `photos/`. Instances
     /// that share one database share this folder too.
     public var photoDirectory: URL?
-    /// The master secret (`BURGERMAP_SECRET`); `nil` keeps one in the data folder.
     /// The web map's tiles and Leaflet folder.
     public var webMap = WebMapSettings()
+    /// The master secret (`BURGERMAP_SECRET`); `nil` keeps one in the data folder.
     public var secret: ServiceSecret?
+    /// The LookForRealBurger app's routes (`--lslp-key`); `nil` leaves them out.
+    public var lslp: LSLPSettings?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -55,6 +57,8 @@ public struct ServiceDependencies: Sendable {
     public var accessLog = true
     /// The web map's tiles and Leaflet folder.
     public var webMap = WebMapSettings()
+    /// The LookForRealBurger app's routes; `nil` leaves them out.
+    public var lslp: LSLPSettings?
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -128,6 +132,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
+    if let lslp = dependencies.lslp { router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors) }
     router.answerOtherMethods()
     return router
 }
@@ -150,12 +155,18 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     let media = MediaServices(
         storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
             ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
+    // Photos uploaded for a review that never came are deleted after a day (uploads delete
+    // them too); then files that no row owns.
+    let expired = try await stores.photos.removePendingPhotos(
+        uploadedBefore: Timestamp(milliseconds: Timestamp.now().milliseconds - PendingPhotos.lifetime))
+    media.storage.remove(photoIDs: expired)
     let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
+    dependencies.lslp = configuration.lslp
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -20,7 +20,7 @@ extension StoreHealth {
 /// Everything one storage engine provides: the SQLite engine (`BurgerMapSQLite`) and the
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
-    & StoreHealth & LoginThrottleStore
+    & StoreHealth & LoginThrottleStore & PostStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -36,6 +36,8 @@ public struct ServiceStores: Sendable {
     /// holds no account data (keys are clients and email hashes, whether or not an account
     /// exists), and `LoginThrottle` is built on it alone.
     public var throttle: any LoginThrottleStore
+    /// The batched reads of the LookForRealBurger routes.
+    public var posts: any PostStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -47,12 +49,14 @@ public struct ServiceStores: Sendable {
         feed = engine
         health = engine
         throttle = engine
+        posts = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
     public init(
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
-        social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore
+        social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
+        posts: any PostStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -62,5 +66,6 @@ public struct ServiceStores: Sendable {
         self.feed = feed
         self.health = health
         self.throttle = throttle
+        self.posts = posts
     }
 }

@@ -174,6 +174,19 @@ extension AppDatabase {
         }
     }
 
+    /// The user of a refresh token that is still good, without using it (see
+    /// `AccountStore.refreshTokenUser`).
+    public func refreshTokenUser(_ tokenHash: [UInt8], at time: Timestamp = .now()) async throws -> Int64? {
+        try await pool.read { db in
+            try Int64.fetchOne(
+                db,
+                sql: """
+                    SELECT s.user_id FROM refresh_tokens AS t JOIN login_sessions AS s ON s.id = t.session_id
+                    WHERE t.token_hash = ? AND t.used_at IS NULL AND t.expires_at > ? AND s.revoked_at IS NULL
+                    """, arguments: [Data(tokenHash), time.milliseconds])
+        }
+    }
+
     /// Ends the login that a refresh token belongs to, if it is `userID`'s. Returns whether the
     /// token was one of theirs (ending an already ended login counts).
     public func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp = .now()) async throws -> Bool {

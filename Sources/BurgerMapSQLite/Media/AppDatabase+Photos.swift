@@ -29,4 +29,61 @@ extension AppDatabase {
     public func storedPhotoIDs() async throws -> Set<Int64> {
         try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
     }
+
+    /// Stores photos uploaded ahead of their review (see `PhotoStore.addPendingPhotos`).
+    public func addPendingPhotos(
+        owner: Int64, photos: [PhotoSize], at time: Timestamp = .now(), beforeCommit: @Sendable ([Int64]) throws -> Void
+    ) async throws -> [Int64] {
+        try await measured("add_pending_photos") {
+            try await pool.write { db in
+                var ids: [Int64] = []
+                for (position, photo) in photos.enumerated() {
+                    let id = try Self.insertPhoto(db, photo, owner: owner, review: nil, position: position, at: time)
+                    try db.execute(
+                        sql: "INSERT INTO pending_photos (photo_id, created_at) VALUES (?, ?)",
+                        arguments: [id, time.milliseconds])
+                    ids.append(id)
+                }
+                try beforeCommit(ids)
+                return ids
+            }
+        }
+    }
+
+    /// Deletes pending photos uploaded before `cutoff` and answers their ids.
+    public func removePendingPhotos(uploadedBefore cutoff: Timestamp) async throws -> [Int64] {
+        try await measured("remove_pending_photos") {
+            try await pool.write { db in
+                let ids = try Int64.fetchAll(
+                    db, sql: "SELECT photo_id FROM pending_photos WHERE created_at < ?",
+                    arguments: [cutoff.milliseconds])
+                guard !ids.isEmpty else { return [] }
+                // The pending rows go with their photos (ON DELETE CASCADE).
+                try db.execute(
+                    sql: "DELETE FROM photos WHERE id IN (\(Self.placeholders(ids.count)))",
+                    arguments: StatementArguments(ids))
+                return ids
+            }
+        }
+    }
+
+    /// Attaches `draft`'s pending photos to a new review, after its `first` own photos; `false`
+    /// (and nothing changed) when one is not the author's, not pending, or expired.
+    static func attachPendingPhotos(
+        _ db: Database, _ draft: ReviewDraft, review reviewID: Int64, first: Int, at time: Timestamp
+    ) throws -> Bool {
+        for (offset, photoID) in draft.pendingPhotoIDs.enumerated() {
+            try db.execute(
+                sql: """
+                    DELETE FROM pending_photos WHERE photo_id = ? AND created_at > ?
+                        AND photo_id IN (SELECT id FROM photos WHERE owner_id = ?)
+                    """,
+                arguments: [photoID, time.milliseconds - PendingPhotos.lifetime, draft.authorID])
+            guard db.changesCount == 1 else { return false }
+            try db.execute(
+                sql: "UPDATE photos SET review_id = ?, position = ? WHERE id = ?",
+                arguments: [reviewID, first + offset, photoID])
+        }
+        return true
+    }
 }

@@ -5,7 +5,7 @@ import GRDB
 extension AppDatabase {
     static let reviewSelect = """
         SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at, r.updated_at,
-               p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
+               r.title, p.id AS place_id, p.name AS place_name, p.lat AS place_lat, p.lng AS place_lng,
                \(qualified(userColumns, by: "u"))
         FROM reviews AS r JOIN places AS p ON p.id = r.place_id JOIN users AS u ON u.id = r.author_id
         """
@@ -13,7 +13,7 @@ extension AppDatabase {
     /// The author's columns of `reviewSelect` (the last ones, as `userColumns` lists them), read as
     /// accounts read them.
     private static let authorScope = ScopeAdapter([
-        "author": SuffixRowAdapter(fromIndex: 12)
+        "author": SuffixRowAdapter(fromIndex: 13)
     ])
 
     /// `?, ?, …` for an `IN (…)` list of `count` values.
@@ -33,7 +33,7 @@ extension AppDatabase {
                 place: .init(
                     id: row["place_id"], name: row["place_name"], lat: row["place_lat"], lng: row["place_lng"]),
                 author: user(row.scopes["author"]!),
-                rating: row["rating"], text: row["text"], photos: [], likeCount: row["like_count"],
+                rating: row["rating"], title: row["title"], text: row["text"], photos: [], likeCount: row["like_count"],
                 bookmarkCount: row["bookmark_count"], commentCount: row["comment_count"], likedByMe: false,
                 bookmarkedByMe: false, createdAt: Timestamp(milliseconds: row["created_at"]),
                 updatedAt: Timestamp(milliseconds: row["updated_at"]))

@@ -25,6 +25,21 @@ extension AppDatabase {
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp = .now(),
         beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation {
+        do {
+            return try await storeReview(
+                draft, photos: photos, idempotency: idempotency, at: time, beforeCommit: beforeCommit, answer: answer)
+        } catch is PendingPhotosUnavailable {
+            return .photosUnavailable
+        }
+    }
+
+    /// Thrown inside `storeReview`'s transaction to roll it back when a pending photo cannot be attached.
+    private struct PendingPhotosUnavailable: Error {}
+
+    private func storeReview(
+        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
+        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
+    ) async throws -> ReviewCreation {
         try await measured("create_review") {
             try await pool.write { db in
                 if let idempotency {
@@ -40,11 +55,12 @@ extension AppDatabase {
                 else { return .placeMissing }
                 try db.execute(
                     sql: """
-                        INSERT INTO reviews (place_id, author_id, rating, text, created_at, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?)
+                        INSERT INTO reviews (place_id, author_id, rating, title, text, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
                     arguments: [
-                        draft.placeID, draft.authorID, draft.rating, draft.text, time.milliseconds, time.milliseconds,
+                        draft.placeID, draft.authorID, draft.rating, draft.title, draft.text, time.milliseconds,
+                        time.milliseconds,
                     ])
                 let reviewID = db.lastInsertedRowID
                 var photoIDs: [Int64] = []
@@ -52,6 +68,10 @@ extension AppDatabase {
                     photoIDs.append(
                         try Self.insertPhoto(
                             db, photo, owner: draft.authorID, review: reviewID, position: position, at: time))
+                }
+                guard try Self.attachPendingPhotos(db, draft, review: reviewID, first: photos.count, at: time) else {
+                    // Nothing of this request stays: the transaction rolls back.
+                    throw PendingPhotosUnavailable()
                 }
                 try beforeCommit(photoIDs)
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
@@ -107,18 +127,21 @@ extension AppDatabase {
         }
     }
 
-    /// Changes the rating and/or text of the caller's own review.
-    public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp = .now())
-        async throws -> OwnerOnlyChange<Review>
-    {
+    /// Changes the rating, title and/or text of the caller's own review (an empty title clears it).
+    public func updateReview(
+        id: Int64, by userID: Int64, rating: Int?, title: String?, text: String?, at time: Timestamp = .now()
+    ) async throws -> OwnerOnlyChange<Review> {
         try await measured("update_review") {
             try await pool.write { db in
                 guard let owner = try Self.reviewOwnership(db, id: id) else { return .notFound }
                 guard owner.author == userID else { return .forbidden }
                 try db.execute(
                     sql:
-                        "UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text), updated_at = ? WHERE id = ?",
-                    arguments: [rating, text, time.milliseconds, id])
+                        """
+                        UPDATE reviews SET rating = coalesce(?, rating), text = coalesce(?, text),
+                            title = CASE WHEN ?3 IS NULL THEN title ELSE nullif(?3, '') END, updated_at = ? WHERE id = ?
+                        """,
+                    arguments: [rating, text, title, time.milliseconds, id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
                 guard let review = try Self.review(db, id: id, viewer: userID) else { return .notFound }
                 return .done(review)

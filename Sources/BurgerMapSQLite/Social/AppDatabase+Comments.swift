@@ -2,7 +2,7 @@ import BurgerMap
 import GRDB
 
 extension AppDatabase {
-    private static let commentSelect = """
+    static let commentSelect = """
         SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(qualified(userColumns, by: "u"))
         FROM comments AS c JOIN users AS u ON u.id = c.author_id
         """
@@ -10,7 +10,7 @@ extension AppDatabase {
     /// The author's columns of `commentSelect` (after the five comment columns).
     private static let commentAuthorScope = ScopeAdapter(["author": SuffixRowAdapter(fromIndex: 5)])
 
-    private static func comments(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Comment] {
+    static func comments(_ db: Database, sql: String, arguments: StatementArguments) throws -> [Comment] {
         try Row.fetchAll(db, sql: sql, arguments: arguments, adapter: commentAuthorScope).map { row in
             Comment(
                 id: row["id"], reviewID: row["review_id"], author: user(row.scopes["author"]!), text: row["text"],

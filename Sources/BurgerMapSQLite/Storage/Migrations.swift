@@ -226,6 +226,22 @@ extension AppDatabase {
         }
         migrator.registerMigration("v7-place-search") { db in try placeSearch(db) }
         migrator.registerMigration("v8-place-cells") { db in try placeCells(db) }
+        migrator.registerMigration("v9-review-titles-pending-photos") { db in
+            // Reviews gain an optional title (characters as people count them are checked by
+            // the service; the backstop bounds bytes, 200 × 64). Photos uploaded before their
+            // review (the LookForRealBurger app's order) wait in `pending_photos` until a review
+            // takes them or a day passes; a photo is pending exactly while its row is here.
+            try db.execute(
+                sql: """
+                    ALTER TABLE reviews ADD COLUMN title TEXT
+                        CHECK (title IS NULL OR (length(title) >= 1 AND length(CAST(title AS BLOB)) <= 12800));
+                    CREATE TABLE pending_photos (
+                        photo_id INTEGER PRIMARY KEY REFERENCES photos(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX pending_photos_by_time ON pending_photos(created_at);
+                    """)
+        }
         return migrator
     }
 

@@ -39,6 +39,8 @@ final class TestEnvironment: @unchecked Sendable {
     var accessLog = true
     /// The web map's tiles and Leaflet folder.
     var webMap = WebMapSettings()
+    /// The LookForRealBurger routes of the routers this environment builds (off by default).
+    var lslp: LSLPSettings?
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -100,6 +102,7 @@ final class TestEnvironment: @unchecked Sendable {
         dependencies.trustedProxies = trustedProxies
         dependencies.accessLog = accessLog
         dependencies.webMap = webMap
+        dependencies.lslp = lslp
         return buildRouter(dependencies)
     }
 

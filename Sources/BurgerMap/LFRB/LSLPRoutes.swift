@@ -1,0 +1,22 @@
+import Hummingbird
+
+extension Router where Context == AppRequestContext {
+    /// Adds the LookForRealBurger app's routes under `/v1` (`burgermap serve --lslp-key`): every
+    /// one requires `SesacKey` (`420`), takes bare access tokens, answers success with `200` and
+    /// errors with the app's statuses and `{message}` (`LSLPErrorMiddleware`). Photos the app is
+    /// given are fetched from the native photo route, which needs no key.
+    func addLSLPRoutes(_ settings: LSLPSettings, dependencies: ServiceDependencies, cursors: CursorCodec) {
+        let stores = dependencies.stores
+        let group = self.group("v1").add(middleware: LSLPErrorMiddleware())
+            .add(middleware: LSLPKeyMiddleware(key: settings.key))
+        let authentication = LSLPTokenMiddleware(
+            tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
+        LSLPAccountsController(
+            accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts
+        ).addRoutes(to: group, authentication: authentication)
+        LSLPPostsController(
+            settings: settings, places: stores.places, reviews: stores.reviews, social: stores.social,
+            posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors
+        ).addRoutes(to: group.group().add(middleware: authentication).group(context: AuthenticatedContext.self))
+    }
+}
