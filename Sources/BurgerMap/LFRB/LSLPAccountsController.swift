@@ -110,9 +110,13 @@ struct LSLPAccountsController {
     /// `GET /v1/auth/refresh`: `{accessToken}` for the `Refresh` header's token, which stays
     /// usable (the app keeps the refresh token of its login and never stores another) until it
     /// expires or its login ends. Unknown, used, expired or revoked: `418`, and the app asks
-    /// its user to log in again. The expired access token the app sends along is not needed.
+    /// its user to log in again; no `Refresh` header at all is `400`. The expired access token
+    /// the app sends along is not needed.
     @Sendable func refresh(_ request: Request, context: AppRequestContext) async throws -> Response {
-        guard let token = request.headers[Self.refreshHeader], !token.isEmpty, token.utf8.count <= 1024,
+        guard let token = request.headers[Self.refreshHeader], !token.isEmpty else {
+            throw Problem.invalid("Refresh", "required", .fieldRequired)
+        }
+        guard token.utf8.count <= 1024,
             let userID = try await accounts.refreshTokenUser(RefreshTokens.hash(token), at: .now()),
             try await accounts.userExists(id: userID)
         else {

@@ -153,8 +153,10 @@ struct ReviewsController {
     struct UpdateBody: Decodable {
         var rating: Int?
         var text: String?
-        /// `nil`: unchanged; `""`: cleared (as `null` in the body).
+        /// `nil`: unchanged (or cleared, with `clearsTitle`).
         var title: String?
+        /// Whether the body's `title` is `null`.
+        var clearsTitle = false
 
         enum CodingKeys: String, CodingKey { case rating, title, text }
 
@@ -162,9 +164,8 @@ struct ReviewsController {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             rating = try container.decodeUnlessNull(Int.self, forKey: .rating)
             text = try container.decodeUnlessNull(String.self, forKey: .text)
-            if container.contains(.title) {
-                title = try container.decodeIfPresent(String.self, forKey: .title) ?? ""
-            }
+            title = try container.decodeIfPresent(String.self, forKey: .title)
+            clearsTitle = container.contains(.title) && title == nil
         }
     }
 
@@ -176,11 +177,13 @@ struct ReviewsController {
         validator.check { errors in
             if let rating = body.rating { ReviewRules.checkRating(rating, into: &errors) }
             if let text = body.text { TextField.reviewText.check(text, into: &errors) }
-            if let title = body.title, !title.isEmpty { TextField.reviewTitle.check(title, into: &errors) }
+            if let title = body.title { TextField.reviewTitle.check(title, into: &errors) }
         }
         try validator.validate()
         switch try await reviews.updateReview(
-            id: id, by: context.user.id, rating: body.rating, title: body.title, text: body.text, at: .now())
+            id: id, by: context.user.id, rating: body.rating, title: body.clearsTitle ? "" : body.title,
+            text: body.text,
+            at: .now())
         {
         case .done(let review): return review.response()
         case .notFound: throw Problem.notFound(.reviewNotFound, id: id)

@@ -168,6 +168,16 @@ struct LFRBScreenTests {
             #expect(native["title"] as? String == "Juicy")
             #expect((native["photos"] as? [Any])?.count == 2)
             #expect(try environment.photoFiles().stored.count == 6)
+            // The title on the native API: a new one, `""` refused, `null` clears it.
+            let path = "/v1/reviews/\(reviewID)"
+            let retitled = try json(
+                try await client.send(.patch, path, json: ["title": "Juicier"], token: login.accessToken))
+            #expect(retitled["title"] as? String == "Juicier")
+            let empty = try await client.send(.patch, path, json: ["title": ""], token: login.accessToken)
+            #expect(empty.status == .badRequest)
+            let cleared = try json(
+                try await client.send(.patch, path, json: ["title": NSNull()], token: login.accessToken))
+            #expect(cleared["title"] is NSNull && cleared["text"] as? String == "Crisp edges")
         }
     }
 

@@ -44,6 +44,7 @@ struct LFRBTokenAndInputTests {
                 try JSONDecoder().decode(LFRBMessage.self, from: Data(buffer: expired.body)).message.isEmpty == false)
             app.refreshToken = "not-a-token"
             #expect(try await app.refresh().status.code == 418)
+            #expect(try await app.send(.get, "v1/auth/refresh").status.code == 400)
         }
     }
 
