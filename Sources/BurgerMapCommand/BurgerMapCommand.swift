@@ -56,6 +56,11 @@ struct Serve: AsyncParsableCommand {
             "Turns on the LookForRealBurger app's routes: the SesacKey its requests carry (or BURGERMAP_LSLP_KEY)."
     )
     var lslpKey: String?
+    @Option(
+        help:
+            "A file of terms (one a line) that review titles and texts, comments, nicknames and bios may not contain."
+    )
+    var blockedWords: String?
     @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
     var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
     @Option(help: "Product ids of the app's review posts, comma-separated.")
@@ -130,6 +135,13 @@ struct Serve: AsyncParsableCommand {
         configuration.webMap.tileAttribution = tileAttribution
         configuration.webMap.leafletDirectory = URL(fileURLWithPath: leafletDir, isDirectory: true)
         configuration.lslp = try lslpSettings()
+        if let blockedWords {
+            do {
+                configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))
+            } catch {
+                throw ValidationError("--blocked-words \(blockedWords): \(error.localizedDescription)")
+            }
+        }
         let logger = Logger(label: "burgermap")
         try await storage.withStores(logger: logger) { [configuration] stores, _ in
             try await buildServiceGroup(configuration, stores: stores).run()

@@ -15,7 +15,10 @@ extension AccountServices {
         let nickname = validator.required(nickname, "nickname")
         if let email { validator.check { AccountRules.checkEmail(email, into: &$0) } }
         if let password { validator.check { AccountRules.checkPassword(password, into: &$0) } }
-        if let nickname { validator.check { AccountRules.checkNickname(nickname, into: &$0) } }
+        if let nickname {
+            validator.check { AccountRules.checkNickname(nickname, into: &$0) }
+            validator.check { blockedWords.check(nickname, field: "nickname", into: &$0) }
+        }
         try validator.validate()
         guard let email, let password, let nickname else { throw Problem.validation([]) }
         // Spare the bcrypt when the answer is already known; the unique index still decides races.

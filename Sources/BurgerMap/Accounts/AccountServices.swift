@@ -15,6 +15,8 @@ public struct AccountServices: Sendable {
     public let refreshGrace: Duration
     /// Derives each refresh token's successor (`RefreshTokens.successor`).
     let successorKey: SymmetricKey
+    /// Terms no nickname or bio may contain (`--blocked-words`).
+    public var blockedWords = BlockedWords.none
 
     /// - Parameter successorKey: the key refresh-token successors are derived with; the service
     ///   derives it from its secret (`ServiceSecret.derivedKey`) so that retries keep working

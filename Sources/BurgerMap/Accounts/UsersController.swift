@@ -5,6 +5,8 @@ struct UsersController {
     let accounts: any AccountStore
     let media: MediaServices
     let authentication: AccessTokenMiddleware
+    /// Terms no nickname or bio may contain.
+    var blockedWords = BlockedWords.none
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -48,6 +50,10 @@ struct UsersController {
         var validator = BodyValidator()
         if let nickname = body.nickname { validator.check { AccountRules.checkNickname(nickname, into: &$0) } }
         if let bio = body.bio { validator.check { AccountRules.checkBio(bio, into: &$0) } }
+        validator.check { errors in
+            blockedWords.check(body.nickname, field: "nickname", into: &errors)
+            blockedWords.check(body.bio, field: "bio", into: &errors)
+        }
         try validator.validate()
         let updated: User?
         do {

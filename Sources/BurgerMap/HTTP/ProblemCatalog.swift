@@ -40,6 +40,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // Fields.
     case fieldRequired, fieldNotNumber, fieldOutOfRange, fieldNotInteger, fieldNotBoolean, fieldWrongType
     case fieldLength, fieldTooLong, fieldControlCharacters, fieldNotUTF8, fieldEmpty, fieldNotNull, fieldNotWebAddress
+    case fieldObjectionable
     case emailInvalid, nicknameSpaces
     case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
     case searchQueryNoLetters, searchRadiusWithoutPoint
@@ -309,6 +310,11 @@ public enum ProblemCatalog {
             .english: "{field} must be a web address starting with http:// or https://",
             .korean: "{field}은(는) http:// 또는 https://로 시작하는 웹 주소여야 합니다",
             .japanese: "{field} は http:// または https:// で始まるウェブアドレスでなければなりません",
+        ],
+        .fieldObjectionable: [
+            .english: "{field} contains a word that is not allowed here.",
+            .korean: "{field}에 허용되지 않는 단어가 있습니다.",
+            .japanese: "{field} にここでは使えない言葉が含まれています。",
         ],
         .fieldNotUTF8: [
             .english: "{field} must be UTF-8 text", .korean: "{field}은(는) UTF-8 텍스트여야 합니다",

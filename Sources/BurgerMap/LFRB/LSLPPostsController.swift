@@ -12,6 +12,8 @@ struct LSLPPostsController {
     let photos: any PhotoStore
     let media: MediaServices
     let cursors: CursorCodec
+    /// Terms no review or comment may contain.
+    let blockedWords: BlockedWords
 
     /// Routes under `/v1`, all for a signed-in user.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
@@ -122,6 +124,8 @@ struct LSLPPostsController {
         validator.check { errors in
             if let title { TextField.reviewTitle.check(title, into: &errors) }
             if let text { TextField.reviewText.named("content").check(text, into: &errors) }
+            blockedWords.check(title, field: "title", into: &errors)
+            blockedWords.check(text, field: "content", into: &errors)
             if let rating, !(1...5).contains(rating) {
                 errors.append(
                     FieldError(field: "price", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
@@ -216,6 +220,7 @@ struct LSLPPostsController {
         case .review(let reviewID):
             var errors: [FieldError] = []
             TextField.commentText.named("content").check(content, into: &errors)
+            blockedWords.check(content, field: "content", into: &errors)
             if !errors.isEmpty { throw Problem.validation(errors) }
             guard
                 let comment = try await social.addComment(

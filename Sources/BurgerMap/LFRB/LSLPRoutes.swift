@@ -16,7 +16,8 @@ extension Router where Context == AppRequestContext {
         ).addRoutes(to: group, authentication: authentication)
         LSLPPostsController(
             settings: settings, places: stores.places, reviews: stores.reviews, social: stores.social,
-            posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors
+            posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors,
+            blockedWords: dependencies.accounts.blockedWords
         ).addRoutes(to: group.group().add(middleware: authentication).group(context: AuthenticatedContext.self))
     }
 }

@@ -11,6 +11,8 @@ struct ReviewsController {
     let media: MediaServices
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
+    /// Terms no review title or text may contain.
+    var blockedWords = BlockedWords.none
 
     /// `/v1/reviews` routes.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -88,7 +90,8 @@ struct ReviewsController {
         return try await media.receive(
             request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "title", "text"]
         ) { upload in
-            let draft = try Self.draft(upload.fields, placeID: placeID, authorID: context.user.id)
+            let draft = try Self.draft(
+                upload.fields, placeID: placeID, authorID: context.user.id, blockedWords: blockedWords)
             let storage = media.storage
             let outcome = try await reviews.createReview(
                 draft, photos: upload.photos.map(\.size), idempotency: idempotency, at: .now(),
@@ -122,7 +125,9 @@ struct ReviewsController {
     }
 
     /// The review fields of a form, checked by the contract's rules.
-    static func draft(_ fields: FormFields, placeID: Int64, authorID: Int64) throws -> ReviewDraft {
+    static func draft(_ fields: FormFields, placeID: Int64, authorID: Int64, blockedWords: BlockedWords) throws
+        -> ReviewDraft
+    {
         var validator = BodyValidator()
         validator.check { errors in errors += fields.errors }
         let rating = validator.required(fields.text("rating"), "rating")
@@ -133,6 +138,8 @@ struct ReviewsController {
             if let rating { ratingValue = ReviewRules.rating(rating, into: &errors) }
             if let title { TextField.reviewTitle.check(title, into: &errors) }
             if let text { TextField.reviewText.check(text, into: &errors) }
+            blockedWords.check(title, field: "title", into: &errors)
+            blockedWords.check(text, field: "text", into: &errors)
         }
         try validator.validate()
         guard let ratingValue, let text else { throw Problem.validation([]) }
@@ -178,6 +185,8 @@ struct ReviewsController {
             if let rating = body.rating { ReviewRules.checkRating(rating, into: &errors) }
             if let text = body.text { TextField.reviewText.check(text, into: &errors) }
             if let title = body.title { TextField.reviewTitle.check(title, into: &errors) }
+            blockedWords.check(body.title, field: "title", into: &errors)
+            blockedWords.check(body.text, field: "text", into: &errors)
         }
         try validator.validate()
         switch try await reviews.updateReview(

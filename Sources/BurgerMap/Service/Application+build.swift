@@ -35,6 +35,9 @@ public struct ServiceConfiguration: Sendable {
     public var secret: ServiceSecret?
     /// The LookForRealBurger app's routes (`--lslp-key`); `nil` leaves them out.
     public var lslp: LSLPSettings?
+    /// Terms that review titles and texts, comments, nicknames and bios may not contain
+    /// (`--blocked-words FILE`).
+    public var blockedWords = BlockedWords.none
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -104,13 +107,17 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/places")
     router.addRoutes(
         AuthController(store: stores.accounts, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
+    // The objectionable-text filter, one for every route that takes text for others to read.
+    let blockedWords = dependencies.accounts.blockedWords
     router.addRoutes(
-        UsersController(accounts: stores.accounts, media: dependencies.media, authentication: authentication)
-            .endpoints,
+        UsersController(
+            accounts: stores.accounts, media: dependencies.media, authentication: authentication,
+            blockedWords: blockedWords
+        ).endpoints,
         atPath: "/v1/users")
     let reviews = ReviewsController(
         reviews: stores.reviews, places: stores.places, accounts: stores.accounts, media: dependencies.media,
-        cursors: cursors, authentication: authentication)
+        cursors: cursors, authentication: authentication, blockedWords: blockedWords)
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
     router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
@@ -118,7 +125,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reactions.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reactions.personalEndpoints, atPath: "/v1/me")
     let comments = CommentsController(
-        social: stores.social, reviews: stores.reviews, cursors: cursors, authentication: authentication)
+        social: stores.social, reviews: stores.reviews, cursors: cursors, authentication: authentication,
+        blockedWords: blockedWords)
     router.addRoutes(comments.reviewEndpoints, atPath: "/v1/reviews")
     router.addRoutes(comments.endpoints, atPath: "/v1/comments")
     router.addRoutes(
@@ -147,11 +155,12 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     let secret = try configuration.secret ?? ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
     _ = ServiceMetrics.registry
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
-    let accounts = AccountServices(
+    var accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
         refreshLifetime: configuration.refreshTokenLifetime, throttle: LoginThrottle(store: stores.throttle),
         refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
+    accounts.blockedWords = configuration.blockedWords
     let media = MediaServices(
         storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
             ?? PhotoStorage(dataDirectory: configuration.dataDirectory))

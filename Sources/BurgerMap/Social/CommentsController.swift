@@ -7,6 +7,8 @@ struct CommentsController {
     let reviews: any ReviewStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
+    /// Terms no comment may contain.
+    var blockedWords = BlockedWords.none
 
     /// The routes under `/v1/reviews/{id}`.
     var reviewEndpoints: RouteCollection<AppRequestContext> {
@@ -31,11 +33,15 @@ struct CommentsController {
         var text: String?
     }
 
-    /// The `text` of a comment body: required, 1…1000 characters, not only white space.
-    static func text(of body: TextBody) throws -> String {
+    /// The `text` of a comment body: required, 1…1000 characters, not only white space, no
+    /// blocked term.
+    static func text(of body: TextBody, blockedWords: BlockedWords) throws -> String {
         var validator = BodyValidator()
         let text = validator.required(body.text, "text")
-        if let text { validator.check { TextField.commentText.check(text, into: &$0) } }
+        if let text {
+            validator.check { TextField.commentText.check(text, into: &$0) }
+            validator.check { blockedWords.check(text, field: "text", into: &$0) }
+        }
         try validator.validate()
         return text ?? ""
     }
@@ -54,7 +60,7 @@ struct CommentsController {
     /// `POST /v1/reviews/{id}/comments` `{text}`: `201` Comment.
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
-        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
+        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self), blockedWords: blockedWords)
         guard let comment = try await social.addComment(review: id, author: context.user.id, text: text, at: .now())
         else {
             throw Problem.notFound(.reviewNotFound, id: id)
@@ -72,7 +78,7 @@ struct CommentsController {
     /// `PATCH /v1/comments/{id}` `{text}`: only the comment's author; anyone else is `403`.
     @Sendable func update(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.commentNotFound)
-        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self))
+        let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self), blockedWords: blockedWords)
         switch try await social.updateComment(id: id, by: context.user.id, text: text, at: .now()) {
         case .done(let comment): return comment.response()
         case .notFound: throw Problem.notFound(.commentNotFound, id: id)

@@ -41,6 +41,8 @@ final class TestEnvironment: @unchecked Sendable {
     var webMap = WebMapSettings()
     /// The LookForRealBurger routes of the routers this environment builds (off by default).
     var lslp: LSLPSettings?
+    /// The objectionable-text filter of the routers this environment builds.
+    var blockedWords = BlockedWords.none
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -91,12 +93,13 @@ final class TestEnvironment: @unchecked Sendable {
 
     /// The service's real router on this database, with real token signing and bcrypt.
     func makeRouter() async -> Router<AppRequestContext> {
-        let accounts = AccountServices(
+        var accounts = AccountServices(
             accessTokens: await AccessTokens(
                 key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
             throttle: LoginThrottle(
                 store: stores.throttle, policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
             successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
+        accounts.blockedWords = blockedWords
         var dependencies = ServiceDependencies(
             stores: stores, secret: secret, accounts: accounts, media: media)
         dependencies.trustedProxies = trustedProxies
