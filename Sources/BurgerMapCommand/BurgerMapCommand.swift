@@ -61,6 +61,12 @@ struct Serve: AsyncParsableCommand {
             "A file of terms (one a line) that review titles and texts, comments, nicknames and bios may not contain."
     )
     var blockedWords: String?
+    @Option(
+        name: .customLong("write-limit"),
+        help:
+            "A per-user write limit KIND=COUNT/SECONDS (review, comment, reaction, follow, report, upload); repeatable."
+    )
+    var writeLimitOptions: [String] = []
     @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
     var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
     @Option(help: "Product ids of the app's review posts, comma-separated.")
@@ -105,8 +111,25 @@ struct Serve: AsyncParsableCommand {
         return settings
     }
 
+    /// The write limits: the defaults, with those given by `--write-limit`.
+    func writeLimits() throws -> WriteLimits {
+        var limits = WriteLimits()
+        for option in writeLimitOptions {
+            let parts = option.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let action = WriteAction(rawValue: parts[0]), let limit = WriteLimit(parts[1])
+            else {
+                throw ValidationError(
+                    "--write-limit \(option): expected KIND=COUNT/SECONDS, KIND one of \(WriteAction.allCases.map(\.rawValue).joined(separator: ", ")), SECONDS 1 to 86400"
+                )
+            }
+            limits[action] = limit
+        }
+        return limits
+    }
+
     func validate() throws {
         try validateLimits()
+        _ = try writeLimits()
         _ = try lslpSettings()
         if let metricsAddress {
             do {
@@ -135,6 +158,7 @@ struct Serve: AsyncParsableCommand {
         configuration.webMap.tileAttribution = tileAttribution
         configuration.webMap.leafletDirectory = URL(fileURLWithPath: leafletDir, isDirectory: true)
         configuration.lslp = try lslpSettings()
+        configuration.writeLimits = try writeLimits()
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

@@ -24,6 +24,7 @@ public final class PostgresEngine: Service, Sendable {
     public let social: PostgresSocialStore
     public let feed: PostgresFeedStore
     public let posts: PostgresPostStore
+    public let writeLimits: PostgresWriteLimitStore
     let logger: Logger
 
     private init(
@@ -43,13 +44,14 @@ public final class PostgresEngine: Service, Sendable {
         social = PostgresSocialStore(client: client, logger: logger)
         feed = PostgresFeedStore(client: client, logger: logger)
         posts = PostgresPostStore(client: client, logger: logger)
+        writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
     public var stores: ServiceStores {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
-            health: health, throttle: throttle, posts: posts)
+            health: health, throttle: throttle, posts: posts, writeLimits: writeLimits)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

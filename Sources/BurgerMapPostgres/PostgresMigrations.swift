@@ -97,6 +97,21 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX pending_photos_by_time ON pending_photos (created_at)",
             ]),
+        // SQLite's v10-write-counts.
+        Migration(
+            name: "v8-write-counts",
+            statements: [
+                """
+                CREATE TABLE write_counts (
+                    user_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    action TEXT NOT NULL,
+                    window_start BIGINT NOT NULL,
+                    count INTEGER NOT NULL CHECK (count >= 1),
+                    PRIMARY KEY (user_id, action, window_start)
+                )
+                """,
+                "CREATE INDEX write_counts_by_window ON write_counts (window_start)",
+            ]),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

@@ -1,6 +1,11 @@
 extension ProblemCatalog {
     /// The messages of requests that break the protocol or a bound on their size.
     static let safetyMessages: [MessageKey: [Language: String]] = [
+        .writeLimitReached: [
+            .english: "You reached the limit of {count} of these in a short time; try again in {seconds} s.",
+            .korean: "짧은 시간에 {count}번의 한도에 도달했습니다. {seconds}초 후에 다시 시도하세요.",
+            .japanese: "短時間での上限 {count} 回に達しました。{seconds} 秒後にもう一度お試しください。",
+        ],
         .requestFramingInvalid: [
             .english: "The request's framing is invalid (chunk sizes or transfer coding); the connection is closed.",
             .korean: "요청의 전송 형식(청크 크기 또는 전송 코딩)이 잘못되었습니다. 연결을 닫습니다.",

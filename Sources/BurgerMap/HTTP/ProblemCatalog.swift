@@ -49,6 +49,8 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // The LookForRealBurger routes.
     case lslpKeyInvalid, postNotFound, productUnknown, restaurantRequired, filesUnavailable, filesRequired
     case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid
+    // Trust and safety.
+    case writeLimitReached
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of

@@ -8,6 +8,8 @@ struct LSLPAccountsController {
     let social: any SocialStore
     let posts: any PostStore
     let services: AccountServices
+    /// How often a user may follow or unfollow.
+    let writes: WriteLimiter
 
     /// Routes under `/v1` (the group carries the key and error middleware).
     func addRoutes(to group: RouterGroup<AppRequestContext>, authentication: LSLPTokenMiddleware) {
@@ -159,6 +161,7 @@ struct LSLPAccountsController {
     private func follow(_ active: Bool, _ context: AuthenticatedContext) async throws -> Response {
         let target = try await user(context.parameters.get("id"))
         if target.id == context.user.id { throw LSLPError(400, .cannotFollowYourself) }
+        try await writes.admit(.follow, user: context.user.id)
         if active, try await accounts.profileStats(of: target.id, viewer: context.user.id).isFollowing {
             throw LSLPError(409, .alreadyFollowing)
         }

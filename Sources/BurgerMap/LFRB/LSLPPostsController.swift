@@ -14,6 +14,8 @@ struct LSLPPostsController {
     let cursors: CursorCodec
     /// Terms no review or comment may contain.
     let blockedWords: BlockedWords
+    /// How often a user may upload, post a review, comment, like or bookmark.
+    let writes: WriteLimiter
 
     /// Routes under `/v1`, all for a signed-in user.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
@@ -40,6 +42,7 @@ struct LSLPPostsController {
     /// pipeline and limits, kept as the uploader's pending photos; `{files: [path…]}`, the paths
     /// a review post then names. Pending photos older than a day are deleted first.
     @Sendable func uploadFiles(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        try await writes.admit(.upload, user: context.user.id)
         try await removeExpiredPendingPhotos(context)
         let storage = media.storage
         let ids = try await media.receive(request, fileField: "files", maxFiles: media.limits.files) { upload in
@@ -138,6 +141,7 @@ struct LSLPPostsController {
         try validator.validate()
         guard let title, let text, let rating, let restaurant else { throw Problem.validation([]) }
         guard case .place(let placeID) = PostID(restaurant) else { throw LSLPError(400, .restaurantRequired) }
+        try await writes.admit(.review, user: context.user.id)
         var photoIDs: [Int64] = []
         for path in files {
             guard let id = LSLPFilePath.photoID(path), !photoIDs.contains(id) else {
@@ -222,6 +226,7 @@ struct LSLPPostsController {
             TextField.commentText.named("content").check(content, into: &errors)
             blockedWords.check(content, field: "content", into: &errors)
             if !errors.isEmpty { throw Problem.validation(errors) }
+            try await writes.admit(.comment, user: context.user.id)
             guard
                 let comment = try await social.addComment(
                     review: reviewID, author: context.user.id, text: content, at: .now())
@@ -245,6 +250,7 @@ struct LSLPPostsController {
         try validator.validate()
         guard let active else { throw Problem.validation([]) }
         guard case .review(let reviewID) = id else { throw LSLPError(400, .postNotLikeable) }
+        try await writes.admit(.reaction, user: context.user.id)
         guard
             let state = try await social.setReaction(
                 reaction, active: active, review: reviewID, user: context.user.id, at: .now())

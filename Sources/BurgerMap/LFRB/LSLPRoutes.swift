@@ -5,19 +5,22 @@ extension Router where Context == AppRequestContext {
     /// one requires `SesacKey` (`420`), takes bare access tokens, answers success with `200` and
     /// errors with the app's statuses and `{message}` (`LSLPErrorMiddleware`). Photos the app is
     /// given are fetched from the native photo route, which needs no key.
-    func addLSLPRoutes(_ settings: LSLPSettings, dependencies: ServiceDependencies, cursors: CursorCodec) {
+    func addLSLPRoutes(
+        _ settings: LSLPSettings, dependencies: ServiceDependencies, cursors: CursorCodec, writes: WriteLimiter
+    ) {
         let stores = dependencies.stores
         let group = self.group("v1").add(middleware: LSLPErrorMiddleware())
             .add(middleware: LSLPKeyMiddleware(key: settings.key))
         let authentication = LSLPTokenMiddleware(
             tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
         LSLPAccountsController(
-            accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts
+            accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts,
+            writes: writes
         ).addRoutes(to: group, authentication: authentication)
         LSLPPostsController(
             settings: settings, places: stores.places, reviews: stores.reviews, social: stores.social,
             posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors,
-            blockedWords: dependencies.accounts.blockedWords
+            blockedWords: dependencies.accounts.blockedWords, writes: writes
         ).addRoutes(to: group.group().add(middleware: authentication).group(context: AuthenticatedContext.self))
     }
 }

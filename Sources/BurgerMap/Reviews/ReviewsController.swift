@@ -13,6 +13,8 @@ struct ReviewsController {
     let authentication: AccessTokenMiddleware
     /// Terms no review title or text may contain.
     var blockedWords = BlockedWords.none
+    /// How often a user may post a review.
+    let writes: WriteLimiter
 
     /// `/v1/reviews` routes.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -87,6 +89,8 @@ struct ReviewsController {
         // but an invalid form gets its own error, not another request's success.
         let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
         guard try await places.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
+        // Counted before the upload is read: a flood of uploads is refused before any image is decoded.
+        try await writes.admit(.review, user: context.user.id)
         return try await media.receive(
             request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "title", "text"]
         ) { upload in

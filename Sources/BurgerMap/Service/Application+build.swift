@@ -38,6 +38,8 @@ public struct ServiceConfiguration: Sendable {
     /// Terms that review titles and texts, comments, nicknames and bios may not contain
     /// (`--blocked-words FILE`).
     public var blockedWords = BlockedWords.none
+    /// How often each user may write each kind of thing (`--write-limit KIND=COUNT/SECONDS`).
+    public var writeLimits = WriteLimits()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -62,6 +64,8 @@ public struct ServiceDependencies: Sendable {
     public var webMap = WebMapSettings()
     /// The LookForRealBurger app's routes; `nil` leaves them out.
     public var lslp: LSLPSettings?
+    /// How often each user may write each kind of thing.
+    public var writeLimits = WriteLimits()
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -109,6 +113,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         AuthController(store: stores.accounts, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
     // The objectionable-text filter, one for every route that takes text for others to read.
     let blockedWords = dependencies.accounts.blockedWords
+    // Per-user write limits, counted in the database.
+    let writes = WriteLimiter(store: stores.writeLimits, limits: dependencies.writeLimits)
     router.addRoutes(
         UsersController(
             accounts: stores.accounts, media: dependencies.media, authentication: authentication,
@@ -117,21 +123,23 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/users")
     let reviews = ReviewsController(
         reviews: stores.reviews, places: stores.places, accounts: stores.accounts, media: dependencies.media,
-        cursors: cursors, authentication: authentication, blockedWords: blockedWords)
+        cursors: cursors, authentication: authentication, blockedWords: blockedWords, writes: writes)
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
     router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
-    let reactions = ReactionsController(social: stores.social, cursors: cursors, authentication: authentication)
+    let reactions = ReactionsController(
+        social: stores.social, cursors: cursors, authentication: authentication, writes: writes)
     router.addRoutes(reactions.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reactions.personalEndpoints, atPath: "/v1/me")
     let comments = CommentsController(
         social: stores.social, reviews: stores.reviews, cursors: cursors, authentication: authentication,
-        blockedWords: blockedWords)
+        blockedWords: blockedWords, writes: writes)
     router.addRoutes(comments.reviewEndpoints, atPath: "/v1/reviews")
     router.addRoutes(comments.endpoints, atPath: "/v1/comments")
     router.addRoutes(
         FollowsController(
-            social: stores.social, accounts: stores.accounts, cursors: cursors, authentication: authentication
+            social: stores.social, accounts: stores.accounts, cursors: cursors, authentication: authentication,
+            writes: writes
         ).endpoints,
         atPath: "/v1/users")
     router.addRoutes(
@@ -140,7 +148,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
-    if let lslp = dependencies.lslp { router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors) }
+    if let lslp = dependencies.lslp {
+        router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
+    }
     router.answerOtherMethods()
     return router
 }
@@ -176,6 +186,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
     dependencies.lslp = configuration.lslp
+    dependencies.writeLimits = configuration.writeLimits
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -9,6 +9,8 @@ struct CommentsController {
     let authentication: AccessTokenMiddleware
     /// Terms no comment may contain.
     var blockedWords = BlockedWords.none
+    /// How often a user may comment.
+    let writes: WriteLimiter
 
     /// The routes under `/v1/reviews/{id}`.
     var reviewEndpoints: RouteCollection<AppRequestContext> {
@@ -61,6 +63,7 @@ struct CommentsController {
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self), blockedWords: blockedWords)
+        try await writes.admit(.comment, user: context.user.id)
         guard let comment = try await social.addComment(review: id, author: context.user.id, text: text, at: .now())
         else {
             throw Problem.notFound(.reviewNotFound, id: id)

@@ -6,6 +6,8 @@ struct FollowsController {
     let accounts: any AccountStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
+    /// How often a user may follow or unfollow.
+    let writes: WriteLimiter
 
     /// The routes, mounted at `/v1/users`.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -25,6 +27,7 @@ struct FollowsController {
     func toggle(active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
         if active, id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
+        try await writes.admit(.follow, user: context.user.id)
         guard let state = try await social.setFollow(active, follower: context.user.id, followee: id, at: .now()) else {
             throw Problem.notFound(.userNotFound, id: id)
         }

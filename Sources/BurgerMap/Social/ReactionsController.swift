@@ -7,6 +7,8 @@ struct ReactionsController {
     let social: any SocialStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
+    /// How often a user may like or bookmark.
+    let writes: WriteLimiter
 
     /// The toggles under `/v1/reviews/{id}`.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -37,6 +39,7 @@ struct ReactionsController {
     /// does not exist (or was deleted) is `404`.
     func toggle(_ reaction: Reaction, active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
+        try await writes.admit(.reaction, user: context.user.id)
         guard
             let state = try await social.setReaction(
                 reaction, active: active, review: id, user: context.user.id, at: .now())

@@ -20,7 +20,7 @@ extension StoreHealth {
 /// Everything one storage engine provides: the SQLite engine (`BurgerMapSQLite`) and the
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
-    & StoreHealth & LoginThrottleStore & PostStore
+    & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -38,6 +38,8 @@ public struct ServiceStores: Sendable {
     public var throttle: any LoginThrottleStore
     /// The batched reads of the LookForRealBurger routes.
     public var posts: any PostStore
+    /// The per-user write counts (`WriteLimiter`).
+    public var writeLimits: any WriteLimitStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -50,13 +52,14 @@ public struct ServiceStores: Sendable {
         health = engine
         throttle = engine
         posts = engine
+        writeLimits = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
     public init(
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
-        posts: any PostStore
+        posts: any PostStore, writeLimits: any WriteLimitStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -67,5 +70,6 @@ public struct ServiceStores: Sendable {
         self.health = health
         self.throttle = throttle
         self.posts = posts
+        self.writeLimits = writeLimits
     }
 }

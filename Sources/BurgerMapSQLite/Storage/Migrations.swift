@@ -242,6 +242,21 @@ extension AppDatabase {
                     CREATE INDEX pending_photos_by_time ON pending_photos(created_at);
                     """)
         }
+        migrator.registerMigration("v10-write-counts") { db in
+            // WriteLimiter's counts: one row per (user, kind of write, window), deleted a few
+            // at a time once a day old.
+            try db.execute(
+                sql: """
+                    CREATE TABLE write_counts (
+                        user_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        action TEXT NOT NULL,
+                        window_start INTEGER NOT NULL,
+                        count INTEGER NOT NULL CHECK (count >= 1),
+                        PRIMARY KEY (user_id, action, window_start)
+                    );
+                    CREATE INDEX write_counts_by_window ON write_counts(window_start);
+                    """)
+        }
         return migrator
     }
 

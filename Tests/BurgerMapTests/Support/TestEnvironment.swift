@@ -43,6 +43,14 @@ final class TestEnvironment: @unchecked Sendable {
     var lslp: LSLPSettings?
     /// The objectionable-text filter of the routers this environment builds.
     var blockedWords = BlockedWords.none
+    /// The write limits of the routers this environment builds: none that a test reaches
+    /// unless it sets them (tests seed dozens of reviews and comments by one user in a moment;
+    /// `WriteLimitTests` sets its own).
+    var writeLimits: WriteLimits = {
+        var limits = WriteLimits()
+        for action in WriteAction.allCases { limits[action] = WriteLimit(count: 1_000_000, seconds: 60) }
+        return limits
+    }()
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -106,6 +114,7 @@ final class TestEnvironment: @unchecked Sendable {
         dependencies.accessLog = accessLog
         dependencies.webMap = webMap
         dependencies.lslp = lslp
+        dependencies.writeLimits = writeLimits
         return buildRouter(dependencies)
     }
 
