@@ -189,7 +189,7 @@ public struct PostgresReviewStore: ReviewStore {
     /// Recounts a place's reviews and rating sum and picks its cover (the first photo of its
     /// newest review with photos), as SQLite's `refreshPlaceStats`, so that they stay exact
     /// whatever changed. The caller holds the place's row lock.
-    private func refreshPlaceStats(placeID: Int64, on connection: PostgresConnection) async throws {
+    func refreshPlaceStats(placeID: Int64, on connection: PostgresConnection) async throws {
         // One statement answers the place before and after (the FROM reads the row as the
         // statement found it), so a review write that leaves the place reviewed or unreviewed
         // costs the cluster rows nothing.

@@ -33,6 +33,12 @@ public protocol AccountStore: Sendable {
     func refreshTokenUser(_ tokenHash: [UInt8], at time: Timestamp) async throws -> Int64?
     /// Ends the login a refresh token belongs to, if it is `userID`'s; answers whether it was.
     func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp) async throws -> Bool
+    /// Deletes an account and everything of it in one transaction: its logins and tokens, its
+    /// reviews with their photo rows (and what hangs on them), its comments, likes, bookmarks,
+    /// follows both ways, pending photos, write counts; the counts on everything else follow, and
+    /// the places it added stay, with no creator. Answers the ids of its photos, whose files the
+    /// caller removes after the commit, or `nil` when the account is gone already.
+    func deleteAccount(id: Int64) async throws -> [Int64]?
     /// Makes a new photo the user's avatar in one transaction: the photo row is written, then
     /// `beforeCommit` runs with its id (the caller gives the files their final names there; if
     /// it throws, nothing is stored). Answers the updated user and the replaced avatar's photo

@@ -44,6 +44,7 @@ public struct AuthenticatedContext: ChildRequestContext {
     /// The signed-in user.
     public let user: User
     let clientKey: String
+    let clientText: String
 
     public init(context: AppRequestContext) throws {
         guard let user = context.identity else {
@@ -53,6 +54,7 @@ public struct AuthenticatedContext: ChildRequestContext {
         coreContext = context.coreContext
         self.user = user
         clientKey = context.clientKey
+        clientText = context.clientText
     }
 
     public var responseEncoder: JSONEncoder { JSONCoding.encoder }

@@ -121,6 +121,12 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
             blockedWords: blockedWords
         ).endpoints,
         atPath: "/v1/users")
+    router.addRoutes(
+        AccountClosureController(
+            accounts: stores.accounts, services: dependencies.accounts, media: dependencies.media,
+            authentication: authentication
+        ).endpoints,
+        atPath: "/v1/users")
     let reviews = ReviewsController(
         reviews: stores.reviews, places: stores.places, accounts: stores.accounts, media: dependencies.media,
         cursors: cursors, authentication: authentication, blockedWords: blockedWords, writes: writes)

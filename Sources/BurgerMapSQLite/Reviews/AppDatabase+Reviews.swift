@@ -102,7 +102,7 @@ extension AppDatabase {
 
     /// Recounts a place's reviews and rating sum and picks its cover (the first photo of its
     /// newest review with photos), so that they stay exact whatever changed.
-    private static func refreshPlaceStats(_ db: Database, placeID: Int64) throws {
+    static func refreshPlaceStats(_ db: Database, placeID: Int64) throws {
         let cells = PlaceCellsTable(db)
         let before = try cells.member(id: placeID)
         try db.execute(
