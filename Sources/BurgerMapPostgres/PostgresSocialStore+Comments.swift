@@ -51,6 +51,19 @@ extension PostgresSocialStore {
         return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
     }
 
+    /// A page of a user's own comments, oldest first (ties by id).
+    public func comments(author: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+        let (time, id) = PostgresReviewReads.above(after)
+        let rows = try await Self.comments(
+            client.query(
+                """
+                \(unescaped: Self.commentSelect)
+                WHERE c.author_id = \(author) AND (c.created_at, c.id) > (\(time), \(id))
+                ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
+                """, logger: logger))
+        return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
+    }
+
     /// Adds a comment (the review's count follows); `nil` when the review does not exist.
     public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws
         -> Comment?

@@ -20,6 +20,17 @@ public struct Photo: Sendable, Equatable {
 public enum PhotoURL {
     public static func full(_ id: Int64) -> String { "/v1/photos/\(id).jpg" }
     public static func thumbnail(_ id: Int64) -> String { "/v1/photos/\(id)/thumbnail.jpg" }
+
+    /// The photo id in a URL of `full` or `thumbnail`, or `nil`.
+    static func photoID(ofURL url: String) -> Int64? {
+        guard url.hasPrefix("/v1/photos/") else { return nil }
+        let rest = url.dropFirst("/v1/photos/".count)
+        let digits = rest.prefix { $0.isNumber }
+        guard rest.dropFirst(digits.count) == ".jpg" || rest.dropFirst(digits.count) == "/thumbnail.jpg" else {
+            return nil
+        }
+        return Int64(digits).flatMap { $0 > 0 ? $0 : nil }
+    }
 }
 
 extension Photo: JSONWritable {

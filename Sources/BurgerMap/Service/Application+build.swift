@@ -122,9 +122,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ).endpoints,
         atPath: "/v1/users")
     router.addRoutes(
-        AccountClosureController(
-            accounts: stores.accounts, services: dependencies.accounts, media: dependencies.media,
-            authentication: authentication
+        AccountDataController(
+            accounts: stores.accounts, reviews: stores.reviews, social: stores.social, services: dependencies.accounts,
+            media: dependencies.media, authentication: authentication
         ).endpoints,
         atPath: "/v1/users")
     let reviews = ReviewsController(

@@ -11,6 +11,8 @@ public protocol SocialStore: Sendable {
     func comment(id: Int64) async throws -> Comment?
     /// A page of a review's comments, oldest first (ties by id).
     func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment>
+    /// A page of a user's own comments, oldest first (ties by id), for their data export.
+    func comments(author: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment>
     /// Adds a comment (the review's count follows); `nil` when the review does not exist.
     func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws -> Comment?
     /// Changes the text of the caller's own comment.

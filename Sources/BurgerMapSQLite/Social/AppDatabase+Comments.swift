@@ -43,6 +43,19 @@ extension AppDatabase {
         }
     }
 
+    /// A page of a user's own comments, oldest first (ties by id).
+    public func comments(author: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+        try await measured("comments_by_author") {
+            try await pool.read { db in
+                let query = KeysetOrder.oldestFirst.query(
+                    Self.commentSelect, where: "c.author_id = ?", [author], time: "c.created_at", id: "c.id",
+                    after: after, limit: limit)
+                let rows = try Self.comments(db, sql: query.sql, arguments: query.arguments)
+                return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
+            }
+        }
+    }
+
     /// Adds a comment to a review (its count follows in the same statement); `nil` when the
     /// review does not exist (any more).
     public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp = .now())

@@ -12,7 +12,7 @@ struct RouteMethodsTests {
         arguments: StoreEngine.allCases,
         [
             (HTTPRequest.Method.delete, "/v1/places/nearby?lat=1&lng=2", "GET, HEAD, OPTIONS"),
-            (.post, "/v1/users/me", "GET, HEAD, PATCH, OPTIONS"),
+            (.post, "/v1/users/me", "GET, HEAD, PATCH, DELETE, OPTIONS"),
             (.put, "/v1/users/42", "GET, HEAD, OPTIONS"),
             (.get, "/v1/auth/login", "POST, OPTIONS"),
             (.post, "/v1/reviews/7", "GET, HEAD, PATCH, DELETE, OPTIONS"),
