@@ -8,6 +8,7 @@ import statistics
 import sys
 import threading
 import time
+import zlib
 
 port, pid, runs, places = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 KEY = "bench-key"
@@ -71,8 +72,8 @@ health = median_ms(reader, "GET", "/health")
 feed = median_ms(reader, "GET", f"/v1/posts?limit=21&product_id={REVIEW}")
 post = median_ms(reader, "GET", f"/v1/posts/{restaurant}")
 
-first_bytes, totals, growths = [], [], []
-for _ in range(runs):
+def map_load(accept_encoding):
+    """One map load on a fresh connection: time to first byte, whole answer, RSS growth, JSON size."""
     connection = http.client.HTTPConnection("127.0.0.1", port)
     before = rss_kb()
     peak = [before]
@@ -85,22 +86,34 @@ for _ in range(runs):
 
     sampler = threading.Thread(target=sample)
     sampler.start()
+    headers = {"SesacKey": KEY, "Authorization": reader.token}
+    if accept_encoding:
+        headers["Accept-Encoding"] = accept_encoding
     start = time.perf_counter()
-    connection.request("GET", f"/v1/posts?limit=300000&product_id={RESTAURANT}",
-                       headers={"SesacKey": KEY, "Authorization": reader.token})
+    connection.request("GET", f"/v1/posts?limit=300000&product_id={RESTAURANT}", headers=headers)
     response = connection.getresponse()
     first = response.read(1)
-    first_bytes.append((time.perf_counter() - start) * 1000)
+    first_byte = (time.perf_counter() - start) * 1000
     body = first + response.read()
-    totals.append((time.perf_counter() - start) * 1000)
+    total = (time.perf_counter() - start) * 1000
     done.set()
     sampler.join()
-    growths.append((peak[0] - before) / 1024)
+    sent = len(body)
+    if response.getheader("Content-Encoding") == "gzip":
+        body = zlib.decompress(body, 16 + zlib.MAX_WBITS)
     answer = json.loads(body)
     if response.status != 200 or len(answer["data"]) != places + 1 or answer["next_cursor"] != "0":
         sys.exit(f"map load: {response.status}, {len(answer['data'])} posts")
     connection.close()
+    return first_byte, total, (peak[0] - before) / 1024, len(body), sent
 
-print(f"map load ({places + 1} posts, {len(body) / 1e6:.1f} MB): first byte {statistics.median(first_bytes):.1f} ms, "
-      f"whole {statistics.median(totals):.0f} ms, RSS growth {statistics.median(growths):.1f} MB (max {max(growths):.1f})")
+
+# As the app's Alamofire session asks (its default Accept-Encoding: gzip is chosen), and uncompressed.
+for label, encoding in [("as the app asks (gzip)", "br;q=1.0, gzip;q=0.9, deflate;q=0.8"), ("identity", None)]:
+    results = [map_load(encoding) for _ in range(runs)]
+    growths = [r[2] for r in results]
+    print(f"map load, {label}: {places + 1} posts, {results[0][3] / 1e6:.1f} MB of JSON, {results[0][4] / 1e6:.1f} MB "
+          f"sent; first byte {statistics.median(r[0] for r in results):.1f} ms, whole "
+          f"{statistics.median(r[1] for r in results):.0f} ms, RSS growth {statistics.median(growths):.1f} MB "
+          f"(max {max(growths):.1f})")
 print(f"review feed page (21): {feed:.2f} ms; restaurant post with 50 reviews: {post:.2f} ms; /health {health:.2f} ms")
