@@ -44,15 +44,18 @@ struct LSLPAccountsController {
         let user = try await services.register(
             email: body.email, password: body.password, nickname: body.nick, store: accounts, logger: context.logger)
         var writer = JSONWriter(capacity: 128)
-        writer.object { writer in
-            writer.key("user_id")
-            writer.value(String(user.id))
-            writer.key("email")
-            writer.value(user.email)
-            writer.key("nick")
-            writer.value(user.nickname)
-        }
+        writer.object { writer in Self.writeAccount(user, to: &writer) }
         return writer.response()
+    }
+
+    /// `user_id`, `email` and `nick`: `JoinResponse`, and the start of `LoginResponse`.
+    static func writeAccount(_ user: User, to writer: inout JSONWriter) {
+        writer.key("user_id")
+        writer.value(String(user.id))
+        writer.key("email")
+        writer.value(user.email)
+        writer.key("nick")
+        writer.value(user.nickname)
     }
 
     struct EmailBody: Decodable {
@@ -93,12 +96,7 @@ struct LSLPAccountsController {
         let tokens = try await services.startLogin(for: user, store: accounts)
         var writer = JSONWriter(capacity: 512)
         writer.object { writer in
-            writer.key("user_id")
-            writer.value(String(user.id))
-            writer.key("email")
-            writer.value(user.email)
-            writer.key("nick")
-            writer.value(user.nickname)
+            Self.writeAccount(user, to: &writer)
             writer.key("accessToken")
             writer.value(tokens.accessToken)
             writer.key("refreshToken")

@@ -54,9 +54,9 @@ extension LSLPPostsController {
         }
     }
 
-    /// `GET /v1/posts/users/{id}`: a user's reviews, newest first. Restaurants belong to the
-    /// map, not to a user (their creator is `LSLPViews.mapCreator`), so a user's restaurant list
-    /// is empty.
+    /// `GET /v1/posts/users/{id}`: a user's reviews, newest first (a user who does not exist:
+    /// `410`). Restaurants belong to the map, not to a user (their creator is
+    /// `LSLPViews.mapCreator`), so a user's restaurant list is empty.
     @Sendable func listOfUser(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let text = context.parameters.get("id") ?? ""
         guard let userID = Int64(text), userID > 0 else {
@@ -88,6 +88,11 @@ extension LSLPPostsController {
         if parameters.isPastEnd { return Self.emptyList() }
         let after = try parameters.next.map { try cursors.decode(TimeKey.self, from: $0, scope: cursorScope) }
         let page = try await reviews.reviews(scope, after: after, limit: parameters.limit, viewer: context.user.id)
+        if case .author(let userID) = scope, page.items.isEmpty, after == nil,
+            try await !accounts.userExists(id: userID)
+        {
+            throw LSLPError(410, .userNotFound, ["id": String(userID)])
+        }
         return try await reviewPosts(page, scope: cursorScope)
     }
 

@@ -7,6 +7,7 @@ struct LSLPPostsController {
     let settings: LSLPSettings
     let places: any PlaceStore
     let reviews: any ReviewStore
+    let accounts: any AccountStore
     let social: any SocialStore
     let posts: any PostStore
     let photos: any PhotoStore

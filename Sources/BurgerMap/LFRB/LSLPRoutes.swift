@@ -18,7 +18,8 @@ extension Router where Context == AppRequestContext {
             writes: writes
         ).addRoutes(to: group, authentication: authentication)
         LSLPPostsController(
-            settings: settings, places: stores.places, reviews: stores.reviews, social: stores.social,
+            settings: settings, places: stores.places, reviews: stores.reviews, accounts: stores.accounts,
+            social: stores.social,
             posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors,
             blockedWords: dependencies.accounts.blockedWords, writes: writes
         ).addRoutes(to: group.group().add(middleware: authentication).group(context: AuthenticatedContext.self))

@@ -165,6 +165,9 @@ struct LFRBTokenAndInputTests {
                 try await app.call(.get, "v1/posts", query: ["limit": "many", "product_id": LFRBProduct.review]).status
                     .code == 400)
             #expect(try await app.call(.get, "v1/posts/nothing").status.code == 410)
+            let missingUser = try await app.call(
+                .get, "v1/posts/users/999999", query: ["limit": "21", "product_id": LFRBProduct.review])
+            #expect(missingUser.status.code == 410)
             #expect(try await app.call(.get, "v1/posts/review-424242").status.code == 410)
             #expect(try await app.call(.post, "v1/posts/place-1/like", json: ["like_status": true]).status.code == 400)
             #expect(
