@@ -12,7 +12,7 @@ struct BurgerMapCommand: AsyncParsableCommand {
         commandName: "burgermap",
         abstract: "A map-based place review service.",
         version: BurgerMapVersion.current,
-        subcommands: [Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self])
+        subcommands: [Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self, Admin.self])
 }
 
 /// Options that every subcommand shares.

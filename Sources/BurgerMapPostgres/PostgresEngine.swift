@@ -25,6 +25,7 @@ public final class PostgresEngine: Service, Sendable {
     public let feed: PostgresFeedStore
     public let posts: PostgresPostStore
     public let writeLimits: PostgresWriteLimitStore
+    public let moderation: PostgresModerationStore
     let logger: Logger
 
     private init(
@@ -45,13 +46,14 @@ public final class PostgresEngine: Service, Sendable {
         feed = PostgresFeedStore(client: client, logger: logger)
         posts = PostgresPostStore(client: client, logger: logger)
         writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
+        moderation = PostgresModerationStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
     public var stores: ServiceStores {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
-            health: health, throttle: throttle, posts: posts, writeLimits: writeLimits)
+            health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

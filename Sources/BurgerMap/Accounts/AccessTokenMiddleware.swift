@@ -36,9 +36,12 @@ struct AccessTokenMiddleware: RouterMiddleware {
         case .failure(.invalid):
             throw invalid
         case .success(let userID):
-            guard let user = try await accounts.user(id: userID) else { throw invalid }
+            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else { throw invalid }
+            // A suspension refuses the account's tokens at once: the standing is read with the user.
+            if standing.suspendedAt != nil { throw Problem(.forbidden, .accountSuspended) }
             var context = context
             context.identity = user
+            context.identityIsModerator = standing.isModerator
             return try await next(request, context)
         }
     }

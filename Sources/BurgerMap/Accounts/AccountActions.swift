@@ -75,6 +75,9 @@ extension AccountServices {
             throw Problem(.invalidCredentials, .invalidCredentials)
         }
         try await throttle.recordSuccess(email: email, client: client)
+        if try await store.authenticatedUser(id: user.id)?.standing.suspendedAt != nil {
+            throw Problem(.forbidden, .accountSuspended)
+        }
         return user
     }
 }

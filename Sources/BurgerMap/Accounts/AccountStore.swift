@@ -13,6 +13,9 @@ public protocol AccountStore: Sendable {
     func credentials(email: String) async throws -> (user: User, passwordHash: String)?
     /// One account, or `nil`.
     func user(id: Int64) async throws -> User?
+    /// One account with its standing (moderator, suspended), read on every request that carries
+    /// a token; `nil` when the account is gone.
+    func authenticatedUser(id: Int64) async throws -> (user: User, standing: AccountStanding)?
     /// Whether an account exists (lists of a missing user's things are `404`, not empty).
     func userExists(id: Int64) async throws -> Bool
     /// Changes the nickname and/or bio (`nil` leaves a field; an empty bio clears it); `nil`

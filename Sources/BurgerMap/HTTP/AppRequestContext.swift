@@ -10,6 +10,8 @@ public struct AppRequestContext: AuthRequestContext, RemoteAddressRequestContext
     public var coreContext: CoreRequestContextStorage
     /// The user whose access token came with the request, if any.
     public var identity: User?
+    /// Whether that user is a moderator.
+    public var identityIsModerator = false
     /// The socket peer's address (`nil` in in-process tests): the client, or a reverse proxy.
     public let remoteAddress: SocketAddress?
     /// The client's address: the socket peer, or what trusted proxies forwarded for it. Set for
@@ -43,6 +45,8 @@ public struct AuthenticatedContext: ChildRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in user.
     public let user: User
+    /// Whether the user is a moderator (`ModeratorContext`).
+    public let isModerator: Bool
     let clientKey: String
     let clientText: String
 
@@ -53,6 +57,7 @@ public struct AuthenticatedContext: ChildRequestContext {
         // The parent's storage, not a fresh one: it holds the path parameters and the request logger.
         coreContext = context.coreContext
         self.user = user
+        isModerator = context.identityIsModerator
         clientKey = context.clientKey
         clientText = context.clientText
     }

@@ -1,6 +1,16 @@
 extension ProblemCatalog {
     /// The messages of requests that break the protocol or a bound on their size.
     static let safetyMessages: [MessageKey: [Language: String]] = [
+        .accountSuspended: [
+            .english: "This account is suspended by a moderator.", .korean: "운영자가 이 계정을 정지했습니다.",
+            .japanese: "このアカウントはモデレーターによって停止されています。",
+        ],
+        .moderatorRequired: [
+            .english: "Only moderators may do this.", .korean: "운영자만 할 수 있습니다.", .japanese: "モデレーターだけが行えます。",
+        ],
+        .cannotSuspendYourself: [
+            .english: "You cannot suspend yourself.", .korean: "자기 자신을 정지할 수 없습니다.", .japanese: "自分自身は停止できません。",
+        ],
         .writeLimitReached: [
             .english: "You reached the limit of {count} of these in a short time; try again in {seconds} s.",
             .korean: "짧은 시간에 {count}번의 한도에 도달했습니다. {seconds}초 후에 다시 시도하세요.",

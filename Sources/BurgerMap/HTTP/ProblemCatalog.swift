@@ -50,7 +50,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case lslpKeyInvalid, postNotFound, productUnknown, restaurantRequired, filesUnavailable, filesRequired
     case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid
     // Trust and safety.
-    case writeLimitReached
+    case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of

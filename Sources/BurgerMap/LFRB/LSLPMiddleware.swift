@@ -111,9 +111,13 @@ struct LSLPTokenMiddleware: RouterMiddleware {
         case .failure(.invalid):
             throw LSLPError(401, .accessTokenInvalid)
         case .success(let userID):
-            guard let user = try await accounts.user(id: userID) else { throw LSLPError(401, .accessTokenInvalid) }
+            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else {
+                throw LSLPError(401, .accessTokenInvalid)
+            }
+            if standing.suspendedAt != nil { throw LSLPError(403, .accountSuspended) }
             var context = context
             context.identity = user
+            context.identityIsModerator = standing.isModerator
             return try await next(request, context)
         }
     }

@@ -153,6 +153,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
+    router.addRoutes(
+        ModerationController(moderation: stores.moderation, cursors: cursors, authentication: authentication).endpoints,
+        atPath: "/v1/moderation")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     if let lslp = dependencies.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)

@@ -20,7 +20,7 @@ extension StoreHealth {
 /// Everything one storage engine provides: the SQLite engine (`BurgerMapSQLite`) and the
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
-    & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore
+    & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -40,6 +40,8 @@ public struct ServiceStores: Sendable {
     public var posts: any PostStore
     /// The per-user write counts (`WriteLimiter`).
     public var writeLimits: any WriteLimitStore
+    /// Moderator roles, suspensions and the audit log.
+    public var moderation: any ModerationStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -53,13 +55,14 @@ public struct ServiceStores: Sendable {
         throttle = engine
         posts = engine
         writeLimits = engine
+        moderation = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
     public init(
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
-        posts: any PostStore, writeLimits: any WriteLimitStore
+        posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -71,5 +74,6 @@ public struct ServiceStores: Sendable {
         self.throttle = throttle
         self.posts = posts
         self.writeLimits = writeLimits
+        self.moderation = moderation
     }
 }

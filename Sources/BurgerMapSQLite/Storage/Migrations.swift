@@ -257,6 +257,25 @@ extension AppDatabase {
                     CREATE INDEX write_counts_by_window ON write_counts(window_start);
                     """)
         }
+        migrator.registerMigration("v11-moderation") { db in
+            // Moderators (granted from the command line), suspended accounts, and the audit log of
+            // every moderation action (an operator's grant has no moderator).
+            try db.execute(
+                sql: """
+                    ALTER TABLE users ADD COLUMN is_moderator INTEGER NOT NULL DEFAULT 0 CHECK (is_moderator IN (0, 1));
+                    ALTER TABLE users ADD COLUMN suspended_at INTEGER;
+                    CREATE TABLE moderation_log (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        moderator_id INTEGER REFERENCES users(id) ON DELETE SET NULL,
+                        action TEXT NOT NULL,
+                        target_type TEXT NOT NULL,
+                        target_id INTEGER NOT NULL,
+                        reason TEXT CHECK (reason IS NULL OR length(CAST(reason AS BLOB)) <= 64000),
+                        created_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX moderation_log_by_time ON moderation_log(created_at, id);
+                    """)
+        }
         return migrator
     }
 

@@ -1,0 +1,100 @@
+import BurgerMap
+import Logging
+import PostgresNIO
+
+/// Moderator roles, suspensions and the audit log in PostgreSQL, as on SQLite
+/// (`AppDatabase+Moderation.swift`): each change and its audit entry in one transaction.
+public struct PostgresModerationStore: ModerationStore {
+    let client: PostgresClient
+    let logger: Logger
+
+    /// Grants or revokes the moderator role (see `ModerationStore.setModerator`).
+    public func setModerator(email: String, granted: Bool, at time: Timestamp) async throws -> ModerationOutcome {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE users SET is_moderator = \(granted) WHERE email_key = \(AccountRules.key(email)) RETURNING id
+                """, logger: logger)
+            var id: Int64?
+            for try await found in rows.decode(Int64.self) { id = found }
+            guard let id else { return .userMissing }
+            try await audit(
+                connection, moderator: nil, granted ? "grant_moderator" : "revoke_moderator", id, nil, time)
+            return .done
+        }
+    }
+
+    /// Suspends or reinstates an account (see `ModerationStore.setSuspended`).
+    public func setSuspended(
+        _ userID: Int64, _ suspended: Bool, by moderator: Int64, reason: String?, at time: Timestamp
+    ) async throws -> ModerationOutcome {
+        try await client.transaction(logger: logger) { connection in
+            let rows = try await connection.query(
+                """
+                UPDATE users SET suspended_at = \(suspended ? time.milliseconds : nil) WHERE id = \(userID) RETURNING id
+                """, logger: logger)
+            var found = false
+            for try await _ in rows.decode(Int64.self) { found = true }
+            guard found else { return .userMissing }
+            if suspended {
+                try await connection.query(
+                    """
+                    UPDATE login_sessions SET revoked_at = \(time.milliseconds)
+                    WHERE user_id = \(userID) AND revoked_at IS NULL
+                    """, logger: logger)
+            }
+            try await audit(connection, moderator: moderator, suspended ? "suspend" : "unsuspend", userID, reason, time)
+            return .done
+        }
+    }
+
+    /// A page of the audit log, newest first.
+    public func auditLog(after: TimeKey?, limit: Int) async throws -> KeysetPage<AuditEntry> {
+        let (time, id) = PostgresReviewReads.below(after)
+        let rows = try await client.query(
+            """
+            SELECT id, moderator_id, action, target_type, target_id, reason, created_at FROM moderation_log
+            WHERE (created_at, id) < (\(time), \(id)) ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit) + 1)
+            """, logger: logger)
+        var entries: [AuditEntry] = []
+        for try await (entryID, moderator, action, targetType, targetID, reason, createdAt) in rows.decode(
+            (Int64, Int64?, String, String, Int64, String?, Int64).self)
+        {
+            entries.append(
+                AuditEntry(
+                    id: entryID, moderatorID: moderator, action: action, targetType: targetType, targetID: targetID,
+                    reason: reason, createdAt: Timestamp(milliseconds: createdAt)))
+        }
+        return KeysetPage(rows: entries, limit: limit, item: { $0 }, key: \.listKey)
+    }
+
+    private func audit(
+        _ connection: PostgresConnection, moderator: Int64?, _ action: String, _ userID: Int64, _ reason: String?,
+        _ time: Timestamp
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO moderation_log (moderator_id, action, target_type, target_id, reason, created_at)
+            VALUES (\(moderator), \(action), 'user', \(userID), \(reason), \(time.milliseconds))
+            """, logger: logger)
+    }
+}
+
+extension PostgresAccountStore {
+    /// An account with its standing (see `AccountStore.authenticatedUser`).
+    public func authenticatedUser(id: Int64) async throws -> (user: User, standing: AccountStanding)? {
+        let rows = try await client.query(
+            "SELECT \(unescaped: Self.userColumns), is_moderator, suspended_at FROM users WHERE id = \(id)",
+            logger: logger)
+        for try await row in rows {
+            let row = row.makeRandomAccess()
+            return (
+                try Self.user(row),
+                AccountStanding(
+                    isModerator: try row[6].decode(Bool.self),
+                    suspendedAt: try row[7].decode(Int64?.self).map(Timestamp.init(milliseconds:)))
+            )
+        }
+        return nil
+    }
+}
