@@ -20,6 +20,7 @@ extension FeedBench {
         try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(text), logger: logger) { engine in
             try await fillPostgres(engine, logger: logger)
             try await measurePostgresPages(engine, logger: logger)
+            if blocks > 0 { try await measurePostgresBlocks(engine, logger: logger) }
         }
     }
 

@@ -18,6 +18,7 @@ struct FeedBench: AsyncParsableCommand {
         1_000_000
     @Option(help: "How many users the reader follows.") var follows = 1_000
     @Option(help: "Repetitions per measured page.") var repetitions = 200
+    @Option(help: "Blocks the reader holds in the blocks comparison (0: none measured).") var blocks = 1_000
     @Option(help: "Concurrent likers.") var likers = 50
     @Option(help: "Like or unlike operations per liker.") var toggles = 200
     @Option(help: "Folder for the benchmark database (kept between runs).") var dataDir = "bench-data/feed"
@@ -39,6 +40,7 @@ struct FeedBench: AsyncParsableCommand {
         let database = try AppDatabase(dataDirectory: folder)
         try await fill(database)
         try await measurePages(database)
+        if blocks > 0 { try await measureBlocks(database) }
         try await measureLikes(database)
     }
 

@@ -26,6 +26,7 @@ public final class PostgresEngine: Service, Sendable {
     public let posts: PostgresPostStore
     public let writeLimits: PostgresWriteLimitStore
     public let moderation: PostgresModerationStore
+    public let blocks: PostgresBlockStore
     let logger: Logger
 
     private init(
@@ -47,13 +48,15 @@ public final class PostgresEngine: Service, Sendable {
         posts = PostgresPostStore(client: client, logger: logger)
         writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
         moderation = PostgresModerationStore(client: client, logger: logger)
+        blocks = PostgresBlockStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
     public var stores: ServiceStores {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
-            health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation)
+            health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
+            blocks: blocks)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

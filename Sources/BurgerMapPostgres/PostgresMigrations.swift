@@ -131,6 +131,22 @@ enum PostgresMigrations {
                 """,
                 "CREATE INDEX moderation_log_by_time ON moderation_log (created_at, id)",
             ]),
+        // SQLite's v12-blocks.
+        Migration(
+            name: "v10-blocks",
+            statements: [
+                """
+                CREATE TABLE blocks (
+                    blocker_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    blocked_id BIGINT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (blocker_id, blocked_id),
+                    CHECK (blocker_id <> blocked_id)
+                )
+                """,
+                "CREATE INDEX blocks_by_blocked ON blocks (blocked_id, blocker_id)",
+                "CREATE INDEX blocks_by_blocker_time ON blocks (blocker_id, created_at, blocked_id)",
+            ]),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

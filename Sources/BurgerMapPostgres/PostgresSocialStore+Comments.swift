@@ -38,14 +38,19 @@ extension PostgresSocialStore {
             .first
     }
 
-    /// A page of a review's comments, oldest first (ties by id).
-    public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+    /// A page of a review's comments, oldest first (ties by id), without those of users the
+    /// viewer blocks or who block the viewer.
+    public func comments(review reviewID: Int64, after: TimeKey?, limit: Int, viewer: Int64?) async throws
+        -> KeysetPage<Comment>
+    {
         let (time, id) = PostgresReviewReads.above(after)
         let rows = try await Self.comments(
             client.query(
                 """
                 \(unescaped: Self.commentSelect)
                 WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
+                    AND c.author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
+                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
                 ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
                 """, logger: logger))
         return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)

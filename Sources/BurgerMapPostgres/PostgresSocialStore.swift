@@ -62,6 +62,10 @@ public struct PostgresSocialStore: SocialStore {
         let keys: PostgresQuery = """
             SELECT review_id, created_at FROM \(unescaped: Self.table(reaction).pairs)
             WHERE user_id = \(userID) AND (created_at, review_id) < (\(time), \(id))
+                AND review_id NOT IN (
+                    SELECT id FROM reviews WHERE author_id IN (
+                        SELECT blocked_id FROM blocks WHERE blocker_id = \(userID)
+                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(userID)))
             ORDER BY created_at DESC, review_id DESC LIMIT \(Int64(limit) + 1)
             """
         return try await client.withConnection { connection in

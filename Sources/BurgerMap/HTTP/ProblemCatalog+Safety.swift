@@ -8,6 +8,13 @@ extension ProblemCatalog {
         .moderatorRequired: [
             .english: "Only moderators may do this.", .korean: "운영자만 할 수 있습니다.", .japanese: "モデレーターだけが行えます。",
         ],
+        .cannotBlockYourself: [
+            .english: "You cannot block yourself.", .korean: "자기 자신을 차단할 수 없습니다.", .japanese: "自分自身はブロックできません。",
+        ],
+        .blockedUser: [
+            .english: "You and this user block one another.", .korean: "이 사용자와 차단 관계입니다.",
+            .japanese: "このユーザーとはブロック関係にあります。",
+        ],
         .cannotSuspendYourself: [
             .english: "You cannot suspend yourself.", .korean: "자기 자신을 정지할 수 없습니다.", .japanese: "自分自身は停止できません。",
         ],

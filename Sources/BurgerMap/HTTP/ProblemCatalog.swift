@@ -50,7 +50,8 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case lslpKeyInvalid, postNotFound, productUnknown, restaurantRequired, filesUnavailable, filesRequired
     case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid
     // Trust and safety.
-    case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself
+    case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself, cannotBlockYourself
+    case blockedUser
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of

@@ -10,6 +10,8 @@ struct LSLPAccountsController {
     let services: AccountServices
     /// How often a user may follow or unfollow.
     let writes: WriteLimiter
+    /// Blocks: no follow between users who block one another.
+    let blocks: any BlockStore
 
     /// Routes under `/v1` (the group carries the key and error middleware).
     func addRoutes(to group: RouterGroup<AppRequestContext>, authentication: LSLPTokenMiddleware) {
@@ -159,6 +161,7 @@ struct LSLPAccountsController {
     private func follow(_ active: Bool, _ context: AuthenticatedContext) async throws -> Response {
         let target = try await user(context.parameters.get("id"))
         if target.id == context.user.id { throw LSLPError(400, .cannotFollowYourself) }
+        if active { try await blocks.requireNotBlocked(context.user.id, target.id) }
         try await writes.admit(.follow, user: context.user.id)
         if active, try await accounts.profileStats(of: target.id, viewer: context.user.id).isFollowing {
             throw LSLPError(409, .alreadyFollowing)

@@ -17,6 +17,8 @@ struct LSLPPostsController {
     let blockedWords: BlockedWords
     /// How often a user may upload, post a review, comment, like or bookmark.
     let writes: WriteLimiter
+    /// Blocks: no comment, like or bookmark between users who block one another.
+    let blocks: any BlockStore
 
     /// Routes under `/v1`, all for a signed-in user.
     func addRoutes(to group: RouterGroup<AuthenticatedContext>) {
@@ -227,6 +229,7 @@ struct LSLPPostsController {
             TextField.commentText.named("content").check(content, into: &errors)
             blockedWords.check(content, field: "content", into: &errors)
             if !errors.isEmpty { throw Problem.validation(errors) }
+            try await blocks.requireNotBlocked(context.user.id, authorOf: reviewID)
             try await writes.admit(.comment, user: context.user.id)
             guard
                 let comment = try await social.addComment(
@@ -251,6 +254,7 @@ struct LSLPPostsController {
         try validator.validate()
         guard let active else { throw Problem.validation([]) }
         guard case .review(let reviewID) = id else { throw LSLPError(400, .postNotLikeable) }
+        if active { try await blocks.requireNotBlocked(context.user.id, authorOf: reviewID) }
         try await writes.admit(.reaction, user: context.user.id)
         guard
             let state = try await social.setReaction(

@@ -15,13 +15,13 @@ extension Router where Context == AppRequestContext {
             tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
         LSLPAccountsController(
             accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts,
-            writes: writes
+            writes: writes, blocks: stores.blocks
         ).addRoutes(to: group, authentication: authentication)
         LSLPPostsController(
             settings: settings, places: stores.places, reviews: stores.reviews, accounts: stores.accounts,
             social: stores.social,
             posts: stores.posts, photos: stores.photos, media: dependencies.media, cursors: cursors,
-            blockedWords: dependencies.accounts.blockedWords, writes: writes
+            blockedWords: dependencies.accounts.blockedWords, writes: writes, blocks: stores.blocks
         ).addRoutes(to: group.group().add(middleware: authentication).group(context: AuthenticatedContext.self))
     }
 }

@@ -134,18 +134,18 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
     router.addRoutes(reviews.userEndpoints, atPath: "/v1/users")
     let reactions = ReactionsController(
-        social: stores.social, cursors: cursors, authentication: authentication, writes: writes)
+        social: stores.social, cursors: cursors, authentication: authentication, writes: writes, blocks: stores.blocks)
     router.addRoutes(reactions.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reactions.personalEndpoints, atPath: "/v1/me")
     let comments = CommentsController(
         social: stores.social, reviews: stores.reviews, cursors: cursors, authentication: authentication,
-        blockedWords: blockedWords, writes: writes)
+        blockedWords: blockedWords, writes: writes, blocks: stores.blocks)
     router.addRoutes(comments.reviewEndpoints, atPath: "/v1/reviews")
     router.addRoutes(comments.endpoints, atPath: "/v1/comments")
     router.addRoutes(
         FollowsController(
             social: stores.social, accounts: stores.accounts, cursors: cursors, authentication: authentication,
-            writes: writes
+            writes: writes, blocks: stores.blocks
         ).endpoints,
         atPath: "/v1/users")
     router.addRoutes(
@@ -153,6 +153,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/feed")
     router.addRoutes(
         PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
+    let blocks = BlocksController(blocks: stores.blocks, cursors: cursors, authentication: authentication)
+    router.addRoutes(blocks.userEndpoints, atPath: "/v1/users")
+    router.addRoutes(blocks.personalEndpoints, atPath: "/v1/me")
     router.addRoutes(
         ModerationController(moderation: stores.moderation, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/moderation")

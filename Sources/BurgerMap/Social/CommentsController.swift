@@ -11,11 +11,13 @@ struct CommentsController {
     var blockedWords = BlockedWords.none
     /// How often a user may comment.
     let writes: WriteLimiter
+    /// Blocks: no comment between users who block one another; their comments hidden from each other.
+    let blocks: any BlockStore
 
     /// The routes under `/v1/reviews/{id}`.
     var reviewEndpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.get(":id/comments", use: list)
+        routes.group().add(middleware: authentication).get(":id/comments", use: list)
         routes.signedIn(authentication)
             .post(":id/comments", use: create)
         return routes
@@ -52,7 +54,8 @@ struct CommentsController {
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "comments|\(id)")
-        let page = try await social.comments(review: id, after: query.after, limit: query.limit)
+        let page = try await social.comments(
+            review: id, after: query.after, limit: query.limit, viewer: context.identity?.id)
         try await page.requireOwner(missing: .notFound(.reviewNotFound, id: id)) {
             try await reviews.reviewExists(id: id)
         }
@@ -63,6 +66,7 @@ struct CommentsController {
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let text = try Self.text(of: try await request.decodeJSON(as: TextBody.self), blockedWords: blockedWords)
+        try await blocks.requireNotBlocked(context.user.id, authorOf: id)
         try await writes.admit(.comment, user: context.user.id)
         guard let comment = try await social.addComment(review: id, author: context.user.id, text: text, at: .now())
         else {

@@ -8,6 +8,8 @@ struct FollowsController {
     let authentication: AccessTokenMiddleware
     /// How often a user may follow or unfollow.
     let writes: WriteLimiter
+    /// Blocks: no follow between users who block one another.
+    let blocks: any BlockStore
 
     /// The routes, mounted at `/v1/users`.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -27,6 +29,7 @@ struct FollowsController {
     func toggle(active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
         if active, id == context.user.id { throw Problem(.validationFailed, .cannotFollowYourself) }
+        if active { try await blocks.requireNotBlocked(context.user.id, id) }
         try await writes.admit(.follow, user: context.user.id)
         guard let state = try await social.setFollow(active, follower: context.user.id, followee: id, at: .now()) else {
             throw Problem.notFound(.userNotFound, id: id)

@@ -9,6 +9,8 @@ struct ReactionsController {
     let authentication: AccessTokenMiddleware
     /// How often a user may like or bookmark.
     let writes: WriteLimiter
+    /// Blocks: no like or bookmark between users who block one another.
+    let blocks: any BlockStore
 
     /// The toggles under `/v1/reviews/{id}`.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -39,6 +41,7 @@ struct ReactionsController {
     /// does not exist (or was deleted) is `404`.
     func toggle(_ reaction: Reaction, active: Bool, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
+        if active { try await blocks.requireNotBlocked(context.user.id, authorOf: id) }
         try await writes.admit(.reaction, user: context.user.id)
         guard
             let state = try await social.setReaction(

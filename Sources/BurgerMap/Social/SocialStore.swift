@@ -9,8 +9,10 @@ public protocol SocialStore: Sendable {
         -> KeysetPage<Review>
     /// One comment, or `nil`.
     func comment(id: Int64) async throws -> Comment?
-    /// A page of a review's comments, oldest first (ties by id).
-    func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment>
+    /// A page of a review's comments, oldest first (ties by id), without the comments of users
+    /// `viewer` blocks or who block `viewer`.
+    func comments(review reviewID: Int64, after: TimeKey?, limit: Int, viewer: Int64?) async throws
+        -> KeysetPage<Comment>
     /// A page of a user's own comments, oldest first (ties by id), for their data export.
     func comments(author: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment>
     /// Adds a comment (the review's count follows); `nil` when the review does not exist.
@@ -25,6 +27,13 @@ public protocol SocialStore: Sendable {
     func setFollow(_ active: Bool, follower: Int64, followee: Int64, at time: Timestamp) async throws -> FollowState?
     /// A page of a user's followers or followees, newest follow first (ties by user id).
     func follows(_ list: FollowList, of userID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<User>
+}
+
+extension SocialStore {
+    /// A page of a review's comments as anyone sees them.
+    public func comments(review reviewID: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
+        try await comments(review: reviewID, after: after, limit: limit, viewer: nil)
+    }
 }
 
 /// Where a reader's feed is assembled.

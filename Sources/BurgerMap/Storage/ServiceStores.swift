@@ -21,6 +21,7 @@ extension StoreHealth {
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
+    & BlockStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -42,6 +43,8 @@ public struct ServiceStores: Sendable {
     public var writeLimits: any WriteLimitStore
     /// Moderator roles, suspensions and the audit log.
     public var moderation: any ModerationStore
+    /// Blocks between users.
+    public var blocks: any BlockStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -56,13 +59,15 @@ public struct ServiceStores: Sendable {
         posts = engine
         writeLimits = engine
         moderation = engine
+        blocks = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
     public init(
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
-        posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore
+        posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
+        blocks: any BlockStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -75,5 +80,6 @@ public struct ServiceStores: Sendable {
         self.posts = posts
         self.writeLimits = writeLimits
         self.moderation = moderation
+        self.blocks = blocks
     }
 }

@@ -117,9 +117,10 @@ extension AppDatabase {
                     case .place(let id): ("r.place_id = ?", [id])
                     case .author(let id): ("r.author_id = ?", [id])
                     }
+                // The viewer's blocks, both ways, hide reviews (none without a viewer).
                 let query = KeysetOrder.newestFirst.query(
-                    Self.reviewSelect, where: filter, arguments, time: "r.created_at", id: "r.id", after: after,
-                    limit: limit)
+                    Self.reviewSelect, where: "\(filter) AND r.author_id NOT IN \(Self.blockedAuthors)",
+                    arguments + [viewer, viewer], time: "r.created_at", id: "r.id", after: after, limit: limit)
                 let page = try Self.reviews(db, sql: query.sql, arguments: query.arguments, viewer: viewer)
                 return KeysetPage(rows: page, limit: limit, item: { $0 }, key: \.listKey)
             }

@@ -44,9 +44,13 @@ extension AppDatabase {
     {
         try await measured("\(reaction.rawValue)_list") {
             try await pool.read { db in
+                // Reviews of users the viewer blocks, or who block the viewer, are left out.
                 let query = KeysetOrder.newestFirst.query(
-                    "SELECT review_id, created_at FROM \(reaction.pairs.name)", where: "user_id = ?", [userID],
-                    time: "created_at", id: "review_id", after: after, limit: limit)
+                    "SELECT review_id, created_at FROM \(reaction.pairs.name)",
+                    where: """
+                        user_id = ? AND review_id NOT IN (
+                            SELECT id FROM reviews WHERE author_id IN \(Self.blockedAuthors))
+                        """, [userID, userID, userID], time: "created_at", id: "review_id", after: after, limit: limit)
                 let keys = try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
                 return try Self.reviewPage(
                     db, keys: keys, id: "review_id", time: "created_at", limit: limit, viewer: userID)

@@ -276,6 +276,22 @@ extension AppDatabase {
                     CREATE INDEX moderation_log_by_time ON moderation_log(created_at, id);
                     """)
         }
+        migrator.registerMigration("v12-blocks") { db in
+            // A block hides two users from each other both ways; the second index finds who
+            // blocks a viewer, the third pages a blocker's list.
+            try db.execute(
+                sql: """
+                    CREATE TABLE blocks (
+                        blocker_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        blocked_id INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (blocker_id, blocked_id),
+                        CHECK (blocker_id <> blocked_id)
+                    ) WITHOUT ROWID;
+                    CREATE INDEX blocks_by_blocked ON blocks(blocked_id, blocker_id);
+                    CREATE INDEX blocks_by_blocker_time ON blocks(blocker_id, created_at, blocked_id);
+                    """)
+        }
         return migrator
     }
 

@@ -1,0 +1,73 @@
+import Hummingbird
+
+/// Where blocks live. A block works both ways: neither user sees the other's reviews and
+/// comments in any list, and neither may follow the other or comment on, like or bookmark the
+/// other's reviews. Blocking also ends follows both ways.
+public protocol BlockStore: Sendable {
+    /// `blocker` blocks (`true`) or unblocks `blocked`, idempotently; a block removes the
+    /// follows between them in the same transaction. `nil` when `blocked` does not exist.
+    func setBlock(_ active: Bool, blocker: Int64, blocked: Int64, at time: Timestamp) async throws -> Bool?
+    /// A page of the users `blocker` blocks, newest block first (ties by user id).
+    func blocks(of blocker: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<User>
+    /// Whether either user blocks the other.
+    func isBlocked(_ user: Int64, _ other: Int64) async throws -> Bool
+    /// Whether `user` and the author of a review block one another (`false` when the review is missing).
+    func isBlocked(_ user: Int64, authorOf reviewID: Int64) async throws -> Bool
+}
+
+/// The block routes: `PUT`/`DELETE /v1/users/{id}/block` and `GET /v1/me/blocks`.
+struct BlocksController {
+    let blocks: any BlockStore
+    let cursors: CursorCodec
+    let authentication: AccessTokenMiddleware
+
+    /// `/v1/users/{id}/block`.
+    var userEndpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        let signedIn = routes.signedIn(authentication)
+        signedIn.put(":id/block") { _, context in try await set(true, context) }
+        signedIn.delete(":id/block") { _, context in try await set(false, context) }
+        return routes
+    }
+
+    /// `/v1/me/blocks`.
+    var personalEndpoints: RouteCollection<AppRequestContext> {
+        let routes = RouteCollection(context: AppRequestContext.self)
+        routes.signedIn(authentication).get("blocks") { request, context in
+            let query = try ListQuery(request, cursors: cursors, scope: "me-blocks|\(context.user.id)")
+            let page = try await blocks.blocks(of: context.user.id, after: query.after, limit: query.limit)
+            return Page(
+                items: page.items.map(UserSummaryView.init(user:)),
+                nextCursor: page.next.map { cursors.encode($0, scope: query.scope) }
+            ).response(for: request)
+        }
+        return routes
+    }
+
+    /// Blocks or unblocks a user: `{blocked}`; yourself `400`, a missing user `404`.
+    func set(_ active: Bool, _ context: AuthenticatedContext) async throws -> Response {
+        let id = try context.parameters.resourceID(.userNotFound)
+        if id == context.user.id { throw Problem(.validationFailed, .cannotBlockYourself) }
+        guard let state = try await blocks.setBlock(active, blocker: context.user.id, blocked: id, at: .now()) else {
+            throw Problem.notFound(.userNotFound, id: id)
+        }
+        var writer = JSONWriter(capacity: 32)
+        writer.object { writer in
+            writer.key("blocked")
+            writer.value(state)
+        }
+        return writer.response()
+    }
+}
+
+extension BlockStore {
+    /// Throws `403 forbidden` when `user` and a review's author block one another.
+    func requireNotBlocked(_ user: Int64, authorOf reviewID: Int64) async throws {
+        if try await isBlocked(user, authorOf: reviewID) { throw Problem(.forbidden, .blockedUser) }
+    }
+
+    /// Throws `403 forbidden` when the two users block one another.
+    func requireNotBlocked(_ user: Int64, _ other: Int64) async throws {
+        if try await isBlocked(user, other) { throw Problem(.forbidden, .blockedUser) }
+    }
+}

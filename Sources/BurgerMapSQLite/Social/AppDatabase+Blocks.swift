@@ -1,0 +1,77 @@
+import BurgerMap
+import GRDB
+
+extension AppDatabase: BlockStore {
+    /// The ids of the users a viewer does not see: those they block and those who block them.
+    /// One non-correlated subquery, which SQLite reads once per statement into a temporary index.
+    static let blockedAuthors = """
+        (SELECT blocked_id FROM blocks WHERE blocker_id = ? UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = ?)
+        """
+
+    /// Blocks or unblocks a user (see `BlockStore.setBlock`).
+    public func setBlock(_ active: Bool, blocker: Int64, blocked: Int64, at time: Timestamp = .now()) async throws
+        -> Bool?
+    {
+        try await measured("set_block") {
+            try await pool.write { db in
+                guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [blocked]) == true
+                else {
+                    return nil
+                }
+                if active {
+                    try db.execute(
+                        sql: "INSERT OR IGNORE INTO blocks (blocker_id, blocked_id, created_at) VALUES (?, ?, ?)",
+                        arguments: [blocker, blocked, time.milliseconds])
+                    try db.execute(
+                        sql: """
+                            DELETE FROM follows WHERE (follower_id = ?1 AND followee_id = ?2)
+                                OR (follower_id = ?2 AND followee_id = ?1)
+                            """, arguments: [blocker, blocked])
+                } else {
+                    try db.execute(
+                        sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?",
+                        arguments: [blocker, blocked])
+                }
+                return active
+            }
+        }
+    }
+
+    /// The users `blocker` blocks, newest block first.
+    public func blocks(of blocker: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<User> {
+        try await pool.read { db in
+            let query = KeysetOrder.newestFirst.query(
+                "SELECT b.blocked_id, b.created_at, \(Self.qualified(Self.userColumns, by: "u")) FROM blocks AS b JOIN users AS u ON u.id = b.blocked_id",
+                where: "b.blocker_id = ?", [blocker], time: "b.created_at", id: "b.blocked_id", after: after,
+                limit: limit)
+            let rows = try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
+            return KeysetPage(
+                rows: rows, limit: limit, item: { Self.user($0) },
+                key: { TimeKey(time: Timestamp(milliseconds: $0["created_at"]), id: $0["blocked_id"]) })
+        }
+    }
+
+    /// Whether either user blocks the other.
+    public func isBlocked(_ user: Int64, _ other: Int64) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT 1 FROM blocks WHERE (blocker_id = ?1 AND blocked_id = ?2) OR (blocker_id = ?2 AND blocked_id = ?1)
+                    """, arguments: [user, other]) == true
+        }
+    }
+
+    /// Whether `user` and a review's author block one another.
+    public func isBlocked(_ user: Int64, authorOf reviewID: Int64) async throws -> Bool {
+        try await pool.read { db in
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT 1 FROM reviews AS r JOIN blocks AS b
+                        ON (b.blocker_id = ?1 AND b.blocked_id = r.author_id) OR (b.blocker_id = r.author_id AND b.blocked_id = ?1)
+                    WHERE r.id = ?2
+                    """, arguments: [user, reviewID]) == true
+        }
+    }
+}
