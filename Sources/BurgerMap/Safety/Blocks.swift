@@ -44,10 +44,11 @@ struct BlocksController {
         return routes
     }
 
-    /// Blocks or unblocks a user: `{blocked}`; yourself `400`, a missing user `404`.
+    /// Blocks or unblocks a user: `{blocked}`; blocking yourself is `400` (unblocking yourself
+    /// changes nothing, as you never block yourself), a missing user `404`.
     func set(_ active: Bool, _ context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
-        if id == context.user.id { throw Problem(.validationFailed, .cannotBlockYourself) }
+        if active, id == context.user.id { throw Problem(.validationFailed, .cannotBlockYourself) }
         guard let state = try await blocks.setBlock(active, blocker: context.user.id, blocked: id, at: .now()) else {
             throw Problem.notFound(.userNotFound, id: id)
         }

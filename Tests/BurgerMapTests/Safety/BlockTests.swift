@@ -51,6 +51,8 @@ struct BlockTests {
             #expect(
                 try await client.send(.put, "/v1/users/\(alice.id)/block", token: alice.token).status == .badRequest)
             #expect(try await client.send(.put, "/v1/users/999999/block", token: alice.token).status == .notFound)
+            let unblockSelf = try await client.send(.delete, "/v1/users/\(alice.id)/block", token: alice.token)
+            #expect(unblockSelf.status == .ok)
 
             // Follows are gone both ways, counts with them.
             let aliceProfile = try json(try await client.send(.get, "/v1/users/\(alice.id)"))
