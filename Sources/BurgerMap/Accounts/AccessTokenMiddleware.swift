@@ -26,23 +26,49 @@ struct AccessTokenMiddleware: RouterMiddleware {
         }
         let invalid = Problem(
             .unauthorized, .accessTokenInvalid, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
-        switch await tokens.verify(parts[1].trimmingCharacters(in: .whitespaces)) {
-        case .failure(.expired):
+        switch try await TokenIdentity(
+            parts[1].trimmingCharacters(in: .whitespaces), tokens: tokens, accounts: accounts)
+        {
+        case .expired:
             throw Problem(
                 .tokenExpired, .accessTokenExpired,
                 headers: [
                     .wwwAuthenticate: "Bearer error=\"invalid_token\", error_description=\"The access token expired\""
                 ])
-        case .failure(.invalid):
+        case .invalid:
             throw invalid
-        case .success(let userID):
-            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else { throw invalid }
-            // A suspension refuses the account's tokens at once: the standing is read with the user.
-            if standing.suspendedAt != nil { throw Problem(.forbidden, .accountSuspended) }
+        case .suspended:
+            throw Problem(.forbidden, .accountSuspended)
+        case .user(let user, let isModerator):
             var context = context
             context.identity = user
-            context.identityIsModerator = standing.isModerator
+            context.identityIsModerator = isModerator
             return try await next(request, context)
+        }
+    }
+}
+
+/// What an access token names, as both token middlewares (this one and the LookForRealBurger
+/// routes' `LSLPTokenMiddleware`) read it; each answers the failures in its own statuses.
+enum TokenIdentity {
+    case user(User, isModerator: Bool)
+    /// Well signed, past its expiry: the client should refresh.
+    case expired
+    /// Not a token of this service, or its account is gone.
+    case invalid
+    /// The account is suspended: its tokens are refused at once (the standing is read with the user).
+    case suspended
+
+    init(_ token: String, tokens: AccessTokens, accounts: any AccountStore) async throws {
+        switch await tokens.verify(token) {
+        case .failure(.expired): self = .expired
+        case .failure(.invalid): self = .invalid
+        case .success(let userID):
+            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else {
+                self = .invalid
+                return
+            }
+            self = standing.suspendedAt == nil ? .user(user, isModerator: standing.isModerator) : .suspended
         }
     }
 }

@@ -105,19 +105,14 @@ struct LSLPTokenMiddleware: RouterMiddleware {
         guard let token = request.headers[.authorization], !token.isEmpty else {
             return try await next(request, context)
         }
-        switch await tokens.verify(token) {
-        case .failure(.expired):
-            throw LSLPError(419, .accessTokenExpired)
-        case .failure(.invalid):
-            throw LSLPError(401, .accessTokenInvalid)
-        case .success(let userID):
-            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else {
-                throw LSLPError(401, .accessTokenInvalid)
-            }
-            if standing.suspendedAt != nil { throw LSLPError(403, .accountSuspended) }
+        switch try await TokenIdentity(token, tokens: tokens, accounts: accounts) {
+        case .expired: throw LSLPError(419, .accessTokenExpired)
+        case .invalid: throw LSLPError(401, .accessTokenInvalid)
+        case .suspended: throw LSLPError(403, .accountSuspended)
+        case .user(let user, let isModerator):
             var context = context
             context.identity = user
-            context.identityIsModerator = standing.isModerator
+            context.identityIsModerator = isModerator
             return try await next(request, context)
         }
     }

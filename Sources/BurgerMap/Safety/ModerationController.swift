@@ -87,7 +87,7 @@ extension AuditEntry: JSONWritable {
             writer.key("id")
             writer.value(id)
             writer.key("moderator_id")
-            if let moderatorID { writer.value(moderatorID) } else { writer.value(nil as String?) }
+            if let moderatorID { writer.value(moderatorID) } else { writer.value(nil as String?) }  // null: the operator
             writer.key("action")
             writer.value(action)
             writer.key("target_type")
