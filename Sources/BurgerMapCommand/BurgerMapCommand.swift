@@ -67,6 +67,11 @@ struct Serve: AsyncParsableCommand {
             "A per-user write limit KIND=COUNT/SECONDS (review, comment, reaction, follow, report, upload); repeatable."
     )
     var writeLimitOptions: [String] = []
+    @Option(
+        help:
+            "How many users' open reports hide a review or comment until a moderator decides (0: reports never hide)."
+    )
+    var reportThreshold = ReportRules().hideThreshold
     @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
     var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
     @Option(help: "Product ids of the app's review posts, comma-separated.")
@@ -76,6 +81,9 @@ struct Serve: AsyncParsableCommand {
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
             throw ValidationError("token lifetimes must be positive numbers of seconds")
+        }
+        guard (0...1000).contains(reportThreshold) else {
+            throw ValidationError("--report-threshold must be 0 to 1000")
         }
         guard (0...3600).contains(refreshGrace) else {
             throw ValidationError("--refresh-grace must be 0 to 3600 seconds")
@@ -159,6 +167,7 @@ struct Serve: AsyncParsableCommand {
         configuration.webMap.leafletDirectory = URL(fileURLWithPath: leafletDir, isDirectory: true)
         configuration.lslp = try lslpSettings()
         configuration.writeLimits = try writeLimits()
+        configuration.reportRules = ReportRules(hideThreshold: reportThreshold)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

@@ -27,6 +27,7 @@ public final class PostgresEngine: Service, Sendable {
     public let writeLimits: PostgresWriteLimitStore
     public let moderation: PostgresModerationStore
     public let blocks: PostgresBlockStore
+    public let reports: PostgresReportStore
     let logger: Logger
 
     private init(
@@ -49,6 +50,7 @@ public final class PostgresEngine: Service, Sendable {
         writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
         moderation = PostgresModerationStore(client: client, logger: logger)
         blocks = PostgresBlockStore(client: client, logger: logger)
+        reports = PostgresReportStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
@@ -56,7 +58,7 @@ public final class PostgresEngine: Service, Sendable {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
-            blocks: blocks)
+            blocks: blocks, reports: reports)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

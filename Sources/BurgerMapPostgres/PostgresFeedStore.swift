@@ -54,7 +54,8 @@ public struct PostgresFeedStore: FeedStore {
         // changed with the statistics' sample: a hash join over the whole window (13 ms), or a
         // nested loop that scanned the followed list once per review (1.8 million comparisons,
         // 250 ms); the SubPlan form answered the same page in 2.2 ms (1,000,000 reviews, 1,000
-        // followed, `scripts/bench-feed --engines`).
+        // followed, `scripts/bench-feed --engines`). Hidden reviews (but the viewer's own) are
+        // one more hashed SubPlan over the partial index `reviews_hidden`.
         return """
             WITH authors AS (
                 SELECT followee_id AS id FROM follows WHERE follower_id = \(viewer) UNION SELECT \(viewer)),
@@ -63,14 +64,16 @@ public struct PostgresFeedStore: FeedStore {
                     SELECT id, created_at, author_id FROM reviews
                     WHERE (created_at, id) < (\(time), \(id))
                     ORDER BY created_at DESC, id DESC LIMIT \(Int64(window))) AS w
-                WHERE w.author_id = \(viewer)
-                    OR w.author_id IN (SELECT followee_id FROM follows WHERE follower_id = \(viewer))
+                WHERE (w.author_id = \(viewer)
+                    OR w.author_id IN (SELECT followee_id FROM follows WHERE follower_id = \(viewer)))
+                    AND w.id NOT IN (SELECT id FROM reviews WHERE hidden_at IS NOT NULL AND author_id <> \(viewer))
                 ORDER BY w.created_at DESC, w.id DESC LIMIT \(fetch))
             SELECT id, created_at FROM recent WHERE (SELECT count(*) FROM recent) > \(Int64(limit))
             UNION ALL
             (SELECT mine.id, mine.created_at FROM authors AS a CROSS JOIN LATERAL (
                     SELECT id, created_at FROM reviews
                     WHERE author_id = a.id AND (created_at, id) < (\(time), \(id))
+                        AND id NOT IN (SELECT id FROM reviews WHERE hidden_at IS NOT NULL AND author_id <> \(viewer))
                     ORDER BY created_at DESC, id DESC LIMIT \(fetch)) AS mine
                 WHERE (SELECT count(*) FROM recent) <= \(Int64(limit))
                 ORDER BY mine.created_at DESC, mine.id DESC LIMIT \(fetch))

@@ -42,6 +42,12 @@ public struct PostgresModerationStore: ModerationStore {
                     UPDATE login_sessions SET revoked_at = \(time.milliseconds)
                     WHERE user_id = \(userID) AND revoked_at IS NULL
                     """, logger: logger)
+                // The user's open reports are decided.
+                try await connection.query(
+                    """
+                    UPDATE reports SET resolved_at = \(time.milliseconds), resolution = 'suspended', resolved_by = \(moderator)
+                    WHERE user_id = \(userID) AND resolved_at IS NULL
+                    """, logger: logger)
             }
             try await audit(connection, moderator: moderator, suspended ? "suspend" : "unsuspend", userID, reason, time)
             return .done

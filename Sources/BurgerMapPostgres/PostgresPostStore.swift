@@ -20,7 +20,7 @@ public struct PostgresPostStore: PostStore {
     }
 
     /// The newest reviews of each place, as links.
-    public func reviewLinks(places: [Int64], limit: Int) async throws -> [Int64: [ReviewLink]] {
+    public func reviewLinks(places: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [ReviewLink]] {
         guard !places.isEmpty else { return [:] }
         let rows = try await client.query(
             """
@@ -28,6 +28,9 @@ public struct PostgresPostStore: PostStore {
             FROM unnest(\(places)::bigint[]) AS k (id)
             CROSS JOIN LATERAL (
                 SELECT id, created_at, author_id FROM reviews WHERE place_id = k.id
+                    AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
+                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (hidden_at IS NULL OR author_id = \(viewer))
                 ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))) AS r
             JOIN users AS u ON u.id = r.author_id
             ORDER BY k.id, r.created_at DESC, r.id DESC
@@ -62,7 +65,7 @@ public struct PostgresPostStore: PostStore {
     }
 
     /// The newest comments of each review.
-    public func comments(reviews: [Int64], limit: Int) async throws -> [Int64: [Comment]] {
+    public func comments(reviews: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [Comment]] {
         guard !reviews.isEmpty else { return [:] }
         let comments = try await PostgresSocialStore.comments(
             client.query(
@@ -70,7 +73,11 @@ public struct PostgresPostStore: PostStore {
                 SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(unescaped: PostgresReviewReads.userColumns)
                 FROM unnest(\(reviews)::bigint[]) AS k (id)
                 CROSS JOIN LATERAL (
-                    SELECT * FROM comments WHERE review_id = k.id ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))) AS c
+                    SELECT * FROM comments WHERE review_id = k.id
+                        AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
+                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                        AND (hidden_at IS NULL OR author_id = \(viewer))
+                    ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))) AS c
                 JOIN users AS u ON u.id = c.author_id
                 ORDER BY c.review_id, c.created_at DESC, c.id DESC
                 """, logger: logger))
@@ -78,10 +85,14 @@ public struct PostgresPostStore: PostStore {
     }
 
     /// A user's newest review ids.
-    public func reviewIDs(author: Int64, limit: Int) async throws -> [Int64] {
+    public func reviewIDs(author: Int64, limit: Int, viewer: Int64?) async throws -> [Int64] {
         let rows = try await client.query(
             """
-            SELECT id FROM reviews WHERE author_id = \(author) ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
+            SELECT id FROM reviews WHERE author_id = \(author)
+                AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
+                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                AND (hidden_at IS NULL OR author_id = \(viewer))
+            ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
             """, logger: logger)
         var ids: [Int64] = []
         for try await id in rows.decode(Int64.self) { ids.append(id) }

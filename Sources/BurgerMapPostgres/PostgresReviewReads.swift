@@ -79,12 +79,14 @@ enum PostgresReviewReads {
         return (review, try value(23))
     }
 
-    /// One review as `viewer` sees it, or `nil`.
+    /// One review as `viewer` sees it, or `nil`: a hidden review only its author sees.
     static func review(id: Int64, viewer: Int64?, on connection: PostgresConnection, logger: Logger) async throws
         -> Review?
     {
         try await reviews(
-            keys: "SELECT id, created_at FROM reviews WHERE id = \(id)", viewer: viewer, on: connection, logger: logger
+            keys: """
+                SELECT id, created_at FROM reviews WHERE id = \(id) AND (hidden_at IS NULL OR author_id = \(viewer))
+                """, viewer: viewer, on: connection, logger: logger
         ).first?.review
     }
 

@@ -28,7 +28,7 @@ public struct PostgresReviewStore: ReviewStore {
         let fetch = Int64(limit) + 1
         // One statement per scope, each matching one index's order (by time, by place, by author).
         // The viewer's blocks, both ways, hide reviews: one uncorrelated subquery, hashed once
-        // (without a viewer it is empty).
+        // (without a viewer it is empty). Hidden reviews only their authors see.
         let keys: PostgresQuery =
             switch scope {
             case .all:
@@ -36,6 +36,7 @@ public struct PostgresReviewStore: ReviewStore {
                 SELECT id, created_at FROM reviews WHERE (created_at, id) < (\(time), \(id))
                     AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
                         UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (hidden_at IS NULL OR author_id = \(viewer))
                 ORDER BY created_at DESC, id DESC LIMIT \(fetch)
                 """
             case .place(let placeID):
@@ -43,6 +44,7 @@ public struct PostgresReviewStore: ReviewStore {
                 SELECT id, created_at FROM reviews WHERE place_id = \(placeID) AND (created_at, id) < (\(time), \(id))
                     AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
                         UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (hidden_at IS NULL OR author_id = \(viewer))
                 ORDER BY created_at DESC, id DESC LIMIT \(fetch)
                 """
             case .author(let authorID):
@@ -50,6 +52,7 @@ public struct PostgresReviewStore: ReviewStore {
                 SELECT id, created_at FROM reviews WHERE author_id = \(authorID) AND (created_at, id) < (\(time), \(id))
                     AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
                         UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (hidden_at IS NULL OR author_id = \(viewer))
                 ORDER BY created_at DESC, id DESC LIMIT \(fetch)
                 """
             }

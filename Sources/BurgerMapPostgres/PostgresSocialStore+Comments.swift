@@ -39,7 +39,7 @@ extension PostgresSocialStore {
     }
 
     /// A page of a review's comments, oldest first (ties by id), without those of users the
-    /// viewer blocks or who block the viewer.
+    /// viewer blocks or who block the viewer, and without hidden ones (but the viewer's own).
     public func comments(review reviewID: Int64, after: TimeKey?, limit: Int, viewer: Int64?) async throws
         -> KeysetPage<Comment>
     {
@@ -51,6 +51,7 @@ extension PostgresSocialStore {
                 WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
                     AND c.author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
                         UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (c.hidden_at IS NULL OR c.author_id = \(viewer))
                 ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
                 """, logger: logger))
         return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)

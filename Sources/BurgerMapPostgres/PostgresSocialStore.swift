@@ -66,6 +66,7 @@ public struct PostgresSocialStore: SocialStore {
                     SELECT id FROM reviews WHERE author_id IN (
                         SELECT blocked_id FROM blocks WHERE blocker_id = \(userID)
                         UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(userID)))
+                AND review_id NOT IN (SELECT id FROM reviews WHERE hidden_at IS NOT NULL AND author_id <> \(userID))
             ORDER BY created_at DESC, review_id DESC LIMIT \(Int64(limit) + 1)
             """
         return try await client.withConnection { connection in

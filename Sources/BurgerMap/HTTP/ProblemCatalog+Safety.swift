@@ -15,6 +15,14 @@ extension ProblemCatalog {
             .english: "You and this user block one another.", .korean: "이 사용자와 차단 관계입니다.",
             .japanese: "このユーザーとはブロック関係にあります。",
         ],
+        .cannotReportYourself: [
+            .english: "You cannot report yourself or what you wrote.",
+            .korean: "자기 자신이나 자신이 쓴 글은 신고할 수 없습니다.",
+            .japanese: "自分自身や自分の投稿は通報できません。",
+        ],
+        .reportNotFound: [
+            .english: "No report has id {id}.", .korean: "ID가 {id}인 신고가 없습니다.", .japanese: "ID {id} の通報はありません。",
+        ],
         .cannotSuspendYourself: [
             .english: "You cannot suspend yourself.", .korean: "자기 자신을 정지할 수 없습니다.", .japanese: "自分自身は停止できません。",
         ],

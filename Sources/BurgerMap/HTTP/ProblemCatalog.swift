@@ -51,7 +51,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid
     // Trust and safety.
     case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself, cannotBlockYourself
-    case blockedUser
+    case blockedUser, cannotReportYourself, reportNotFound
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of

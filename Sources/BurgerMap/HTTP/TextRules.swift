@@ -144,4 +144,8 @@ extension TextField {
     /// A review's optional headline; the schema's backstop bounds its bytes (200 × 64).
     static let reviewTitle = TextField("title", 1...200, needsContent: true)
     static let commentText = TextField("text", 1...1000, allowsLineBreaks: true, needsContent: true)
+
+    // Trust and safety: what a reporter adds to a report, and a moderator's reason.
+    static let reportText = TextField("text", 0...1000, allowsLineBreaks: true)
+    static let moderationReason = TextField("reason", 0...500, allowsLineBreaks: true)
 }

@@ -12,6 +12,8 @@ struct LSLPAccountsController {
     let writes: WriteLimiter
     /// Blocks: no follow between users who block one another.
     let blocks: any BlockStore
+    /// Where a withdrawn account's photo files are deleted.
+    let media: MediaServices
 
     /// Routes under `/v1` (the group carries the key and error middleware).
     func addRoutes(to group: RouterGroup<AppRequestContext>, authentication: LSLPTokenMiddleware) {
@@ -21,13 +23,31 @@ struct LSLPAccountsController {
         group.get("auth/refresh", use: refresh)
         let signedIn = group.group().add(middleware: authentication).group(context: AuthenticatedContext.self)
         signedIn.get("users/me/profile") { _, context in
-            try await profile(of: context.user, includesEmail: true)
+            try await profile(of: context.user, includesEmail: true, viewer: context.user.id)
         }
         signedIn.get("users/:id/profile") { _, context in
-            try await profile(of: try await user(context.parameters.get("id")), includesEmail: false)
+            try await profile(
+                of: try await user(context.parameters.get("id")), includesEmail: false, viewer: context.user.id)
         }
+        signedIn.get("users/withdraw", use: withdraw)
         signedIn.post("follow/:id") { _, context in try await follow(true, context) }
         signedIn.delete("follow/:id") { _, context in try await follow(false, context) }
+    }
+
+    /// `GET /v1/users/withdraw`: deletes the caller's account as `DELETE /v1/users/me` does (one
+    /// transaction, files after it) and answers `{user_id, email, nick}` of the account that was.
+    /// The app's backend takes no password here, so neither does this route: the app shows it
+    /// as a button to drag, and a stolen access token lives five minutes. (The app never calls it.)
+    @Sendable func withdraw(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        guard let photoIDs = try await accounts.deleteAccount(id: context.user.id) else {
+            throw Problem(.unauthorized, .accessTokenInvalid)
+        }
+        media.storage.remove(photoIDs: photoIDs)
+        context.logger.notice(
+            "account deleted", metadata: ["user_id": "\(context.user.id)", "photos": "\(photoIDs.count)"])
+        var writer = JSONWriter(capacity: 128)
+        writer.object { writer in Self.writeAccount(context.user, to: &writer) }
+        return writer.response()
     }
 
     struct JoinBody: Decodable {
@@ -143,12 +163,12 @@ struct LSLPAccountsController {
 
     /// `GET /v1/users/me/profile` and `/v1/users/{id}/profile`: the profile with its followers,
     /// followees and review post ids (each list whole up to `LSLPSettings.maximumEmbedded`).
-    private func profile(of user: User, includesEmail: Bool) async throws -> Response {
+    private func profile(of user: User, includesEmail: Bool, viewer: Int64) async throws -> Response {
         async let followers = social.follows(
             .followers, of: user.id, after: nil, limit: LSLPSettings.maximumEmbedded)
         async let following = social.follows(
             .following, of: user.id, after: nil, limit: LSLPSettings.maximumEmbedded)
-        async let reviews = posts.reviewIDs(author: user.id, limit: LSLPSettings.maximumEmbedded)
+        async let reviews = posts.reviewIDs(author: user.id, limit: LSLPSettings.maximumEmbedded, viewer: viewer)
         var writer = JSONWriter(capacity: 1024)
         LSLPViews.profile(
             &writer, user, includesEmail: includesEmail, followers: try await followers.items,

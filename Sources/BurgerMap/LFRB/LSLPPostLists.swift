@@ -48,7 +48,7 @@ extension LSLPPostsController {
                 after = try cursors.decode(PlaceIDKey.self, from: next, scope: Self.placesScope).id
             }
             if parameters.isPastEnd { return Self.emptyList() }
-            return streamPlaces(after: after, limit: parameters.limit)
+            return streamPlaces(after: after, limit: parameters.limit, viewer: context.user.id)
         case .review:
             return try await reviewList(.all, request, context)
         }
@@ -77,7 +77,7 @@ extension LSLPPostsController {
         let after = try parameters.next.map { try cursors.decode(TimeKey.self, from: $0, scope: scope) }
         let page = try await social.reactedReviews(
             reaction, user: context.user.id, after: after, limit: parameters.limit)
-        return try await reviewPosts(page, scope: scope)
+        return try await reviewPosts(page, scope: scope, viewer: context.user.id)
     }
 
     private func reviewList(_ scope: ReviewListScope, _ request: Request, _ context: AuthenticatedContext)
@@ -93,12 +93,12 @@ extension LSLPPostsController {
         {
             throw LSLPError(410, .userNotFound, ["id": String(userID)])
         }
-        return try await reviewPosts(page, scope: cursorScope)
+        return try await reviewPosts(page, scope: cursorScope, viewer: context.user.id)
     }
 
     /// A page of review posts with their likers, bookmarkers and comments.
-    private func reviewPosts(_ page: KeysetPage<Review>, scope: String) async throws -> Response {
-        let extras = try await Self.extras(of: page.items.map(\.id), posts: posts)
+    private func reviewPosts(_ page: KeysetPage<Review>, scope: String, viewer: Int64) async throws -> Response {
+        let extras = try await Self.extras(of: page.items.map(\.id), posts: posts, viewer: viewer)
         let product = settings.product(of: .review)
         var writer = JSONWriter(capacity: 1024 + page.items.count * 1024)
         writer.object { writer in
@@ -115,11 +115,14 @@ extension LSLPPostsController {
     }
 
     /// What review posts embed, for a whole page in three reads.
-    static func extras(of reviewIDs: [Int64], posts: any PostStore) async throws -> [Int64: LSLPViews.ReviewExtras] {
+    static func extras(of reviewIDs: [Int64], posts: any PostStore, viewer: Int64) async throws -> [Int64:
+        LSLPViews.ReviewExtras]
+    {
         guard !reviewIDs.isEmpty else { return [:] }
         async let likes = posts.reactingUsers(.like, reviews: reviewIDs, limit: LSLPSettings.maximumEmbedded)
         async let bookmarks = posts.reactingUsers(.bookmark, reviews: reviewIDs, limit: LSLPSettings.maximumEmbedded)
-        async let comments = posts.comments(reviews: reviewIDs, limit: LSLPSettings.maximumEmbeddedComments)
+        async let comments = posts.comments(
+            reviews: reviewIDs, limit: LSLPSettings.maximumEmbeddedComments, viewer: viewer)
         let (liked, bookmarked, commented) = try await (likes, bookmarks, comments)
         var extras: [Int64: LSLPViews.ReviewExtras] = [:]
         for id in reviewIDs {
@@ -142,7 +145,7 @@ extension LSLPPostsController {
     /// leave before the second batch is read. Each batch is its own read, so a place added
     /// meanwhile shows up if its id is still ahead. A read that fails after the first bytes
     /// cuts the answer short (its status has been sent); the app shows its error toast.
-    func streamPlaces(after: Int64, limit: Int) -> Response {
+    func streamPlaces(after: Int64, limit: Int, viewer: Int64) -> Response {
         let posts = self.posts
         let cursors = self.cursors
         let product = settings.product(of: .restaurant)
@@ -160,7 +163,8 @@ extension LSLPPostsController {
                 let reviewed = taken.filter { $0.reviewCount > 0 }.map(\.id)
                 let links =
                     reviewed.isEmpty
-                    ? [:] : try await posts.reviewLinks(places: reviewed, limit: LSLPSettings.maximumEmbedded)
+                    ? [:]
+                    : try await posts.reviewLinks(places: reviewed, limit: LSLPSettings.maximumEmbedded, viewer: viewer)
                 var json = JSONWriter(capacity: taken.count * 700)
                 // The array's items so far went out with earlier batches.
                 if !first { json.continueAfterEarlierItems() }

@@ -114,7 +114,8 @@ struct LSLPPostsController {
             source: externalID?.isEmpty == false ? LSLPSettings.placeSource : nil, externalId: externalID
         ).draft()
         let (place, _) = try await places.createPlace(draft, by: context.user.id)
-        let links = try await posts.reviewLinks(places: [place.id], limit: LSLPSettings.maximumEmbedded)
+        let links = try await posts.reviewLinks(
+            places: [place.id], limit: LSLPSettings.maximumEmbedded, viewer: context.user.id)
         var writer = JSONWriter(capacity: 1024)
         LSLPViews.restaurant(&writer, place, links: links[place.id] ?? [], product: settings.product(of: .restaurant))
         return writer.response()
@@ -177,14 +178,15 @@ struct LSLPPostsController {
             guard let place = try await places.place(id: placeID) else {
                 throw LSLPError(410, .postNotFound, ["id": id.text])
             }
-            let links = try await posts.reviewLinks(places: [placeID], limit: LSLPSettings.maximumEmbedded)
+            let links = try await posts.reviewLinks(
+                places: [placeID], limit: LSLPSettings.maximumEmbedded, viewer: context.user.id)
             LSLPViews.restaurant(
                 &writer, place, links: links[placeID] ?? [], product: settings.product(of: .restaurant))
         case .review(let reviewID):
             guard let review = try await reviews.review(id: reviewID, viewer: context.user.id) else {
                 throw LSLPError(410, .postNotFound, ["id": id.text])
             }
-            let extras = try await Self.extras(of: [reviewID], posts: posts)
+            let extras = try await Self.extras(of: [reviewID], posts: posts, viewer: context.user.id)
             LSLPViews.review(
                 &writer, review, extras: extras[reviewID] ?? .init(), product: settings.product(of: .review))
         }
@@ -212,7 +214,7 @@ struct LSLPPostsController {
                 throw LSLPError(410, .postNotFound, ["id": id.text])
             }
             guard case .review(let reviewID) = PostID(content),
-                let review = try await reviews.review(id: reviewID, viewer: nil), review.place.id == placeID
+                let review = try await reviews.review(id: reviewID, viewer: context.user.id), review.place.id == placeID
             else { throw LSLPError(400, .linkCommentInvalid) }
             writer.object { writer in
                 writer.key("comment_id")

@@ -15,7 +15,7 @@ extension Router where Context == AppRequestContext {
             tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
         LSLPAccountsController(
             accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts,
-            writes: writes, blocks: stores.blocks
+            writes: writes, blocks: stores.blocks, media: dependencies.media
         ).addRoutes(to: group, authentication: authentication)
         LSLPPostsController(
             settings: settings, places: stores.places, reviews: stores.reviews, accounts: stores.accounts,

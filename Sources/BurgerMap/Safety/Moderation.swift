@@ -53,7 +53,7 @@ public protocol ModerationStore: Sendable {
     func setModerator(email: String, granted: Bool, at time: Timestamp) async throws -> ModerationOutcome
     /// Suspends (`true`) or reinstates an account, by `moderator`. A suspension also ends every
     /// login of the account (its refresh tokens stop working; its access tokens are refused by
-    /// the standing read with each request).
+    /// the standing read with each request) and closes the open reports on the user (`suspended`).
     func setSuspended(_ userID: Int64, _ suspended: Bool, by moderator: Int64, reason: String?, at time: Timestamp)
         async throws -> ModerationOutcome
     /// A page of the audit log, newest first (ties by id).

@@ -40,6 +40,8 @@ public struct ServiceConfiguration: Sendable {
     public var blockedWords = BlockedWords.none
     /// How often each user may write each kind of thing (`--write-limit KIND=COUNT/SECONDS`).
     public var writeLimits = WriteLimits()
+    /// When reports hide content (`--report-threshold`).
+    public var reportRules = ReportRules()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -66,6 +68,8 @@ public struct ServiceDependencies: Sendable {
     public var lslp: LSLPSettings?
     /// How often each user may write each kind of thing.
     public var writeLimits = WriteLimits()
+    /// When reports hide content.
+    public var reportRules = ReportRules()
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -159,6 +163,14 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         ModerationController(moderation: stores.moderation, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/moderation")
+    router.addRoutes(
+        ReportModerationController(reports: stores.reports, cursors: cursors, authentication: authentication).endpoints,
+        atPath: "/v1/moderation")
+    let reports = ReportsController(
+        reports: stores.reports, rules: dependencies.reportRules, authentication: authentication, writes: writes)
+    router.addRoutes(reports.endpoints({ .review($0) }, missing: .reviewNotFound), atPath: "/v1/reviews")
+    router.addRoutes(reports.endpoints({ .comment($0) }, missing: .commentNotFound), atPath: "/v1/comments")
+    router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     if let lslp = dependencies.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
@@ -199,6 +211,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     dependencies.webMap = configuration.webMap
     dependencies.lslp = configuration.lslp
     dependencies.writeLimits = configuration.writeLimits
+    dependencies.reportRules = configuration.reportRules
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -21,7 +21,7 @@ extension StoreHealth {
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
-    & BlockStore
+    & BlockStore & ReportStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -45,6 +45,8 @@ public struct ServiceStores: Sendable {
     public var moderation: any ModerationStore
     /// Blocks between users.
     public var blocks: any BlockStore
+    /// Reports, hidden content and moderators' decisions on them.
+    public var reports: any ReportStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -60,6 +62,7 @@ public struct ServiceStores: Sendable {
         writeLimits = engine
         moderation = engine
         blocks = engine
+        reports = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
@@ -67,7 +70,7 @@ public struct ServiceStores: Sendable {
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
         posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
-        blocks: any BlockStore
+        blocks: any BlockStore, reports: any ReportStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -81,5 +84,6 @@ public struct ServiceStores: Sendable {
         self.writeLimits = writeLimits
         self.moderation = moderation
         self.blocks = blocks
+        self.reports = reports
     }
 }

@@ -51,6 +51,7 @@ extension AppDatabase: ModerationStore {
                 try db.execute(
                     sql: "UPDATE login_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",
                     arguments: [time.milliseconds, userID])
+                try Self.closeReports(onUser: userID, by: moderator, at: time, db)
             }
             try Self.audit(db, moderator: moderator, suspended ? "suspend" : "unsuspend", "user", userID, reason, time)
             return .done

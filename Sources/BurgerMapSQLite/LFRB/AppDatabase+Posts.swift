@@ -16,17 +16,19 @@ extension AppDatabase: PostStore {
     }
 
     /// The newest reviews of each place, as links.
-    public func reviewLinks(places: [Int64], limit: Int) async throws -> [Int64: [ReviewLink]] {
+    public func reviewLinks(places: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [ReviewLink]] {
         try await measured("post_review_links") {
             try await pool.read { db in
                 var links: [Int64: [ReviewLink]] = [:]
                 let statement = try db.cachedStatement(
                     sql: """
                         SELECT r.id, r.created_at, u.id, u.nickname FROM reviews AS r JOIN users AS u ON u.id = r.author_id
-                        WHERE r.place_id = ? ORDER BY r.created_at DESC, r.id DESC LIMIT ?
+                        WHERE r.place_id = ? AND r.author_id NOT IN \(Self.blockedAuthors)
+                            AND (r.hidden_at IS NULL OR r.author_id = ?)
+                        ORDER BY r.created_at DESC, r.id DESC LIMIT ?
                         """)
                 for place in places {
-                    let rows = try Row.fetchAll(statement, arguments: [place, limit])
+                    let rows = try Row.fetchAll(statement, arguments: [place, viewer, viewer, viewer, limit])
                     guard !rows.isEmpty else { continue }
                     links[place] = rows.map {
                         ReviewLink(
@@ -60,7 +62,7 @@ extension AppDatabase: PostStore {
     }
 
     /// The newest comments of each review.
-    public func comments(reviews: [Int64], limit: Int) async throws -> [Int64: [Comment]] {
+    public func comments(reviews: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [Comment]] {
         try await measured("post_comments") {
             try await pool.read { db in
                 var comments: [Int64: [Comment]] = [:]
@@ -68,8 +70,12 @@ extension AppDatabase: PostStore {
                     let page = try Self.comments(
                         db,
                         sql:
-                            "\(Self.commentSelect) WHERE c.review_id = ? ORDER BY c.created_at DESC, c.id DESC LIMIT ?",
-                        arguments: [review, limit])
+                            """
+                            \(Self.commentSelect) WHERE c.review_id = ? AND c.author_id NOT IN \(Self.blockedAuthors)
+                                AND (c.hidden_at IS NULL OR c.author_id = ?)
+                            ORDER BY c.created_at DESC, c.id DESC LIMIT ?
+                            """,
+                        arguments: [review, viewer, viewer, viewer, limit])
                     if !page.isEmpty { comments[review] = page }
                 }
                 return comments
@@ -78,11 +84,15 @@ extension AppDatabase: PostStore {
     }
 
     /// A user's newest review ids.
-    public func reviewIDs(author: Int64, limit: Int) async throws -> [Int64] {
+    public func reviewIDs(author: Int64, limit: Int, viewer: Int64?) async throws -> [Int64] {
         try await pool.read { db in
             try Int64.fetchAll(
-                db, sql: "SELECT id FROM reviews WHERE author_id = ? ORDER BY created_at DESC, id DESC LIMIT ?",
-                arguments: [author, limit])
+                db,
+                sql: """
+                    SELECT id FROM reviews WHERE author_id = ? AND author_id NOT IN \(Self.blockedAuthors)
+                        AND (hidden_at IS NULL OR author_id = ?)
+                    ORDER BY created_at DESC, id DESC LIMIT ?
+                    """, arguments: [author, viewer, viewer, viewer, limit])
         }
     }
 }

@@ -94,9 +94,18 @@ extension AppDatabase {
         return KeysetPage(items: try reviews(db, ids: page.items, viewer: viewer), next: page.next)
     }
 
+    /// One review as `viewer` sees it: a hidden review only its author sees.
     static func review(_ db: Database, id: Int64, viewer: Int64?) throws -> Review? {
-        try reviews(db, sql: "\(reviewSelect) WHERE r.id = ?", arguments: [id], viewer: viewer).first
+        try reviews(
+            db, sql: "\(reviewSelect) WHERE r.id = ? AND (r.hidden_at IS NULL OR r.author_id = ?)",
+            arguments: [id, viewer], viewer: viewer
+        ).first
     }
+
+    /// The ids of the reviews a moderator or enough reports hid, but the viewer's own: one
+    /// non-correlated subquery over the partial index `reviews_hidden` (empty when nothing is
+    /// hidden), so list queries keep their covering indexes. Takes the viewer as its argument.
+    static let hiddenReviews = "(SELECT id FROM reviews WHERE hidden_at IS NOT NULL AND author_id IS NOT ?)"
 
     /// One review as `viewer` sees it, or `nil`.
     public func review(id: Int64, viewer: Int64?) async throws -> Review? {
@@ -117,10 +126,13 @@ extension AppDatabase {
                     case .place(let id): ("r.place_id = ?", [id])
                     case .author(let id): ("r.author_id = ?", [id])
                     }
-                // The viewer's blocks, both ways, hide reviews (none without a viewer).
+                // The viewer's blocks, both ways, hide reviews (none without a viewer), and so
+                // does moderation (but not from the author).
                 let query = KeysetOrder.newestFirst.query(
-                    Self.reviewSelect, where: "\(filter) AND r.author_id NOT IN \(Self.blockedAuthors)",
-                    arguments + [viewer, viewer], time: "r.created_at", id: "r.id", after: after, limit: limit)
+                    Self.reviewSelect,
+                    where:
+                        "\(filter) AND r.author_id NOT IN \(Self.blockedAuthors) AND (r.hidden_at IS NULL OR r.author_id = ?)",
+                    arguments + [viewer, viewer, viewer], time: "r.created_at", id: "r.id", after: after, limit: limit)
                 let page = try Self.reviews(db, sql: query.sql, arguments: query.arguments, viewer: viewer)
                 return KeysetPage(rows: page, limit: limit, item: { $0 }, key: \.listKey)
             }

@@ -31,15 +31,19 @@ extension AppDatabase {
     }
 
     /// A page of a review's comments, oldest first (ties by id), without those of users the
-    /// viewer blocks or who block the viewer.
+    /// viewer blocks or who block the viewer, and without hidden ones (but the viewer's own).
     public func comments(review reviewID: Int64, after: TimeKey?, limit: Int, viewer: Int64?) async throws
         -> KeysetPage<Comment>
     {
         try await measured("comments") {
             try await pool.read { db in
                 let query = KeysetOrder.oldestFirst.query(
-                    Self.commentSelect, where: "c.review_id = ? AND c.author_id NOT IN \(Self.blockedAuthors)",
-                    [reviewID, viewer, viewer], time: "c.created_at", id: "c.id", after: after, limit: limit)
+                    Self.commentSelect,
+                    where: """
+                        c.review_id = ? AND c.author_id NOT IN \(Self.blockedAuthors)
+                            AND (c.hidden_at IS NULL OR c.author_id = ?)
+                        """,
+                    [reviewID, viewer, viewer, viewer], time: "c.created_at", id: "c.id", after: after, limit: limit)
                 let rows = try Self.comments(db, sql: query.sql, arguments: query.arguments)
                 return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
             }

@@ -21,7 +21,7 @@ extension AppDatabase {
         "SELECT followee_id FROM follows WHERE follower_id = ? UNION ALL SELECT ?"
 
     /// A page of `viewer`'s feed: the reviews of the people they follow and their own, newest
-    /// first (ties by id), keyset-paged on (created_at, id).
+    /// first (ties by id), keyset-paged on (created_at, id), without hidden ones (but their own).
     ///
     /// Two roads give the same page. The time window walks the covering index of all reviews
     /// from the cursor and keeps followed authors' reviews: its cost depends on how dense they
@@ -54,7 +54,8 @@ extension AppDatabase {
         guard let window else {
             let query = order.query(
                 "SELECT id, created_at FROM reviews INDEXED BY reviews_by_author",
-                where: "author_id IN (\(feedAuthors))", [viewer, viewer], time: "created_at", id: "id", after: after,
+                where: "author_id IN (\(feedAuthors)) AND id NOT IN \(hiddenReviews)", [viewer, viewer, viewer],
+                time: "created_at", id: "id", after: after,
                 limit: limit)
             return try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
         }
@@ -66,9 +67,9 @@ extension AppDatabase {
                 SELECT id, created_at FROM (
                     SELECT id, created_at, author_id FROM reviews INDEXED BY reviews_by_time_with_author
                     WHERE 1\(keyset.sql) \(orderBy) LIMIT ?)
-                WHERE author_id IN (\(feedAuthors))
+                WHERE author_id IN (\(feedAuthors)) AND id NOT IN \(hiddenReviews)
                 \(orderBy) LIMIT ?
                 """,
-            arguments: StatementArguments(keyset.arguments + [window, viewer, viewer, limit + 1]))
+            arguments: StatementArguments(keyset.arguments + [window, viewer, viewer, viewer, limit + 1]))
     }
 }

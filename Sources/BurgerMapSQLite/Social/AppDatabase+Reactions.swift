@@ -44,13 +44,16 @@ extension AppDatabase {
     {
         try await measured("\(reaction.rawValue)_list") {
             try await pool.read { db in
-                // Reviews of users the viewer blocks, or who block the viewer, are left out.
+                // Reviews of users the viewer blocks, or who block the viewer, are left out, and
+                // so are hidden reviews (but the viewer's own).
                 let query = KeysetOrder.newestFirst.query(
                     "SELECT review_id, created_at FROM \(reaction.pairs.name)",
                     where: """
                         user_id = ? AND review_id NOT IN (
                             SELECT id FROM reviews WHERE author_id IN \(Self.blockedAuthors))
-                        """, [userID, userID, userID], time: "created_at", id: "review_id", after: after, limit: limit)
+                            AND review_id NOT IN \(Self.hiddenReviews)
+                        """, [userID, userID, userID, userID], time: "created_at", id: "review_id", after: after,
+                    limit: limit)
                 let keys = try Row.fetchAll(db, sql: query.sql, arguments: query.arguments)
                 return try Self.reviewPage(
                     db, keys: keys, id: "review_id", time: "created_at", limit: limit, viewer: userID)

@@ -52,6 +52,9 @@ final class TestEnvironment: @unchecked Sendable {
         return limits
     }()
 
+    /// When reports hide content, in the routers this environment builds (the service's default).
+    var reportRules = ReportRules()
+
     /// An environment on SQLite.
     convenience init() throws {
         let folder = Self.newFolder()
@@ -115,6 +118,7 @@ final class TestEnvironment: @unchecked Sendable {
         dependencies.webMap = webMap
         dependencies.lslp = lslp
         dependencies.writeLimits = writeLimits
+        dependencies.reportRules = reportRules
         return buildRouter(dependencies)
     }
 
