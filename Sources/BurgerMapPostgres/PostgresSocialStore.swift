@@ -52,6 +52,18 @@ public struct PostgresSocialStore: SocialStore {
         }
     }
 
+    /// The ids of every review a user reacted to, most recent reaction first.
+    public func reactedReviewIDs(_ reaction: Reaction, user userID: Int64) async throws -> [Int64] {
+        let rows = try await client.query(
+            """
+            SELECT review_id FROM \(unescaped: Self.table(reaction).pairs) WHERE user_id = \(userID)
+            ORDER BY created_at DESC, review_id DESC
+            """, logger: logger)
+        var ids: [Int64] = []
+        for try await id in rows.decode(Int64.self) { ids.append(id) }
+        return ids
+    }
+
     /// The reviews a user reacted to, most recent reaction first (ties by review id).
     public func reactedReviews(_ reaction: Reaction, user userID: Int64, after: TimeKey?, limit: Int) async throws
         -> KeysetPage<Review>

@@ -8,6 +8,7 @@ struct AccountDataController {
     let accounts: any AccountStore
     let reviews: any ReviewStore
     let social: any SocialStore
+    let blocks: any BlockStore
     let services: AccountServices
     let media: MediaServices
     let authentication: AccessTokenMiddleware
@@ -28,7 +29,7 @@ struct AccountDataController {
     @Sendable func export(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let now = Timestamp.now()
         let (document, photoIDs) = try await AccountExport.collect(
-            user: context.user, accounts: accounts, reviews: reviews, social: social, at: now)
+            user: context.user, accounts: accounts, reviews: reviews, social: social, blocks: blocks, at: now)
         let storage = media.storage
         let body = ResponseBody { writer in
             var zip = ZipStream(at: now)

@@ -1,5 +1,6 @@
 /// The JSON document of a data export: everything one account wrote or did, in the API's own
-/// shapes (`Review`, `Comment`, `UserSummary`), and the photos it holds.
+/// shapes (`Review`, `Comment`, `UserSummary`), and the photos it holds. Everything of the
+/// account's is in it, also what blocks or moderation hide from it in lists.
 enum AccountExport {
     /// Items read per page while the export is collected.
     static let pageSize = 100
@@ -18,15 +19,15 @@ enum AccountExport {
 
     /// The document's bytes and the ids of the photos the archive adds (the reviews' and the avatar).
     static func collect(
-        user: User, accounts: any AccountStore, reviews: any ReviewStore, social: any SocialStore, at time: Timestamp
+        user: User, accounts: any AccountStore, reviews: any ReviewStore, social: any SocialStore,
+        blocks: any BlockStore, at time: Timestamp
     ) async throws -> (document: [UInt8], photoIDs: [Int64]) {
         let id = user.id
         let written = try await all { try await reviews.reviews(.author(id), after: $0, limit: pageSize, viewer: id) }
         let comments = try await all { try await social.comments(author: id, after: $0, limit: pageSize) }
-        let liked = try await all { try await social.reactedReviews(.like, user: id, after: $0, limit: pageSize) }
-        let bookmarked = try await all {
-            try await social.reactedReviews(.bookmark, user: id, after: $0, limit: pageSize)
-        }
+        let liked = try await social.reactedReviewIDs(.like, user: id)
+        let bookmarked = try await social.reactedReviewIDs(.bookmark, user: id)
+        let blocked = try await all { try await blocks.blocks(of: id, after: $0, limit: pageSize) }
         let following = try await all { try await social.follows(.following, of: id, after: $0, limit: pageSize) }
         let followers = try await all { try await social.follows(.followers, of: id, after: $0, limit: pageSize) }
         let me = try await accounts.me(user)
@@ -41,13 +42,15 @@ enum AccountExport {
             writer.key("comments")
             writer.array { writer in for comment in comments { comment.write(to: &writer) } }
             writer.key("liked_reviews")
-            writer.array { writer in for review in liked { writer.value(review.id) } }
+            writer.array { writer in for review in liked { writer.value(review) } }
             writer.key("bookmarked_reviews")
-            writer.array { writer in for review in bookmarked { writer.value(review.id) } }
+            writer.array { writer in for review in bookmarked { writer.value(review) } }
             writer.key("following")
             writer.array { writer in for person in following { UserSummaryView(user: person).write(to: &writer) } }
             writer.key("followers")
             writer.array { writer in for person in followers { UserSummaryView(user: person).write(to: &writer) } }
+            writer.key("blocked")
+            writer.array { writer in for person in blocked { UserSummaryView(user: person).write(to: &writer) } }
         }
         var photoIDs = written.flatMap { $0.photos.map(\.id) }
         if let avatar = user.avatarUrl.flatMap(PhotoURL.photoID(ofURL:)) { photoIDs.append(avatar) }

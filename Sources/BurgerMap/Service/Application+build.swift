@@ -127,7 +127,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         atPath: "/v1/users")
     router.addRoutes(
         AccountDataController(
-            accounts: stores.accounts, reviews: stores.reviews, social: stores.social, services: dependencies.accounts,
+            accounts: stores.accounts, reviews: stores.reviews, social: stores.social, blocks: stores.blocks,
+            services: dependencies.accounts,
             media: dependencies.media, authentication: authentication
         ).endpoints,
         atPath: "/v1/users")

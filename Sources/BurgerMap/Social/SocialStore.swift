@@ -7,6 +7,9 @@ public protocol SocialStore: Sendable {
     /// The reviews `user` reacted to, most recent reaction first (ties by review id).
     func reactedReviews(_ reaction: Reaction, user userID: Int64, after: TimeKey?, limit: Int) async throws
         -> KeysetPage<Review>
+    /// The ids of every review `user` reacted to, most recent reaction first, whatever blocks
+    /// or moderation hide: for their data export, which holds all of their rows.
+    func reactedReviewIDs(_ reaction: Reaction, user userID: Int64) async throws -> [Int64]
     /// One comment, or `nil`.
     func comment(id: Int64) async throws -> Comment?
     /// A page of a review's comments, oldest first (ties by id), without the comments of users

@@ -36,6 +36,18 @@ extension AppDatabase {
         }
     }
 
+    /// The ids of every review `user` reacted to, most recent reaction first.
+    public func reactedReviewIDs(_ reaction: Reaction, user userID: Int64) async throws -> [Int64] {
+        try await pool.read { db in
+            try Int64.fetchAll(
+                db,
+                sql: """
+                    SELECT review_id FROM \(reaction.pairs.name) WHERE user_id = ?
+                    ORDER BY created_at DESC, review_id DESC
+                    """, arguments: [userID])
+        }
+    }
+
     /// The reviews `user` reacted to, most recent reaction first (ties by review id), keyset-paged
     /// on the reaction's time. Keys and reviews are read in one transaction, so a review deleted
     /// meanwhile (its reactions go with it) never leaves a hole in a page.

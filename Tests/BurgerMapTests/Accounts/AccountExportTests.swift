@@ -87,6 +87,12 @@ struct AccountExportTests {
                 .post, "/v1/reviews/\(bobs)/comments", json: ["text": "second"], token: alice.token)
             _ = try await client.send(.put, "/v1/users/\(bob.id)/follow", token: alice.token)
             _ = try await client.send(.put, "/v1/users/\(alice.id)/follow", token: carol.token)
+            // A like on the review of someone she then blocks is hers all the same.
+            let dave = try await client.member("dave")
+            let daves = try #require(
+                try json(try await client.postReview(place: place, token: dave.token))["id"] as? Int)
+            _ = try await client.send(.put, "/v1/reviews/\(daves)/like", token: alice.token)
+            _ = try await client.send(.put, "/v1/users/\(dave.id)/block", token: alice.token)
 
             let response = try await client.send(.get, "/v1/users/me/export", token: alice.token)
             #expect(response.status == .ok)
@@ -107,7 +113,8 @@ struct AccountExportTests {
             #expect(reviews.map { $0["text"] as? String } == ["Mine, with photos"])
             let comments = try #require(document["comments"] as? [[String: Any]])
             #expect(comments.map { $0["text"] as? String } == ["first", "second"])
-            #expect(document["liked_reviews"] as? [Int64] == [Int64(bobs)])
+            #expect(document["liked_reviews"] as? [Int64] == [Int64(daves), Int64(bobs)])
+            #expect((document["blocked"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["dave"])
             #expect(document["bookmarked_reviews"] as? [Int64] == [Int64(bobs)])
             #expect((document["following"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["bob"])
             #expect((document["followers"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["carol"])
