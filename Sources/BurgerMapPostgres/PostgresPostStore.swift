@@ -28,8 +28,8 @@ public struct PostgresPostStore: PostStore {
             FROM unnest(\(places)::bigint[]) AS k (id)
             CROSS JOIN LATERAL (
                 SELECT id, created_at, author_id FROM reviews WHERE place_id = k.id
-                    AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
-                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (\(viewer)::bigint IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = author_id)
+                        AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = author_id AND blocked_id = \(viewer))))
                     AND (hidden_at IS NULL OR author_id = \(viewer))
                 ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))) AS r
             JOIN users AS u ON u.id = r.author_id
@@ -74,8 +74,8 @@ public struct PostgresPostStore: PostStore {
                 FROM unnest(\(reviews)::bigint[]) AS k (id)
                 CROSS JOIN LATERAL (
                     SELECT * FROM comments WHERE review_id = k.id
-                        AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
-                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                        AND (\(viewer)::bigint IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = author_id)
+                        AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = author_id AND blocked_id = \(viewer))))
                         AND (hidden_at IS NULL OR author_id = \(viewer))
                     ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))) AS c
                 JOIN users AS u ON u.id = c.author_id
@@ -89,8 +89,8 @@ public struct PostgresPostStore: PostStore {
         let rows = try await client.query(
             """
             SELECT id FROM reviews WHERE author_id = \(author)
-                AND author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
-                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                AND (\(viewer)::bigint IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = author_id)
+                        AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = author_id AND blocked_id = \(viewer))))
                 AND (hidden_at IS NULL OR author_id = \(viewer))
             ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit))
             """, logger: logger)

@@ -32,10 +32,16 @@ extension PostgresSocialStore {
         ).first
     }
 
-    /// One comment, or `nil`.
-    public func comment(id: Int64) async throws -> Comment? {
-        try await Self.comments(client.query("\(unescaped: Self.commentSelect) WHERE c.id = \(id)", logger: logger))
-            .first
+    /// One comment as `viewer` sees it, or `nil`.
+    public func comment(id: Int64, viewer: Int64?) async throws -> Comment? {
+        try await Self.comments(
+            client.query(
+                """
+                \(unescaped: Self.commentSelect) JOIN reviews AS rv ON rv.id = c.review_id
+                WHERE c.id = \(id) AND (c.hidden_at IS NULL OR c.author_id = \(viewer))
+                    AND (rv.hidden_at IS NULL OR rv.author_id = \(viewer))
+                """, logger: logger)
+        ).first
     }
 
     /// A page of a review's comments, oldest first (ties by id), without those of users the
@@ -49,9 +55,11 @@ extension PostgresSocialStore {
                 """
                 \(unescaped: Self.commentSelect)
                 WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
-                    AND c.author_id NOT IN (SELECT blocked_id FROM blocks WHERE blocker_id = \(viewer)
-                        UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = \(viewer))
+                    AND (\(viewer)::bigint IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = c.author_id)
+                        AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = c.author_id AND blocked_id = \(viewer))))
                     AND (c.hidden_at IS NULL OR c.author_id = \(viewer))
+                    AND EXISTS (SELECT 1 FROM reviews AS rv WHERE rv.id = c.review_id
+                        AND (rv.hidden_at IS NULL OR rv.author_id = \(viewer)))
                 ORDER BY c.created_at, c.id LIMIT \(Int64(limit) + 1)
                 """, logger: logger))
         return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
@@ -77,7 +85,9 @@ extension PostgresSocialStore {
         try await client.transaction(logger: logger) { connection in
             // KEY SHARE keeps the review until the comment is in (see `setReaction`).
             let review = try await connection.query(
-                "SELECT 1 FROM reviews WHERE id = \(reviewID) FOR KEY SHARE", logger: logger)
+                """
+                SELECT 1 FROM reviews WHERE id = \(reviewID) AND (hidden_at IS NULL OR author_id = \(author)) FOR KEY SHARE
+                """, logger: logger)
             guard try await PostgresReviewReads.exists(review) else { return nil }
             let inserted = try await connection.query(
                 """

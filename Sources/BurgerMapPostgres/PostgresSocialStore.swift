@@ -29,8 +29,13 @@ public struct PostgresSocialStore: SocialStore {
         return try await client.transaction(logger: logger) { connection in
             // KEY SHARE: the review cannot be deleted until this toggle commits, yet toggles of
             // other users (whose triggers update the review's count) do not wait for it.
+            // A hidden review cannot be liked or bookmarked but by its author; a reaction on it
+            // can be taken back.
             let review = try await connection.query(
-                "SELECT 1 FROM reviews WHERE id = \(reviewID) FOR KEY SHARE", logger: logger)
+                """
+                SELECT 1 FROM reviews WHERE id = \(reviewID) AND (NOT \(active) OR hidden_at IS NULL OR author_id = \(userID))
+                FOR KEY SHARE
+                """, logger: logger)
             guard try await PostgresReviewReads.exists(review) else { return nil }
             if active {
                 try await connection.query(

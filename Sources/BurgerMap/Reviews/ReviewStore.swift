@@ -7,8 +7,9 @@ public protocol ReviewStore: Sendable {
     /// One page of a newest-first review list (ties by id), strictly after `after`.
     func reviews(_ scope: ReviewListScope, after: TimeKey?, limit: Int, viewer: Int64?) async throws
         -> KeysetPage<Review>
-    /// Whether a review exists (the comments of a missing review are `404`, not empty).
-    func reviewExists(id: Int64) async throws -> Bool
+    /// Whether a review exists and `viewer` may see it (a hidden review only its author sees): the
+    /// comments of a missing or hidden review are `404`, not empty.
+    func reviewVisible(id: Int64, viewer: Int64?) async throws -> Bool
     /// The first answer to an earlier request with this key, while it is replayed.
     func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp) async throws -> StoredAnswer?
     /// Stores a review with its photos in one transaction: the review row, one row per photo,

@@ -26,7 +26,7 @@ struct CommentsController {
     /// The routes under `/v1/comments`.
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.get(":id", use: show)
+        routes.group().add(middleware: authentication).get(":id", use: show)
         routes.signedIn(authentication)
             .patch(":id", use: update)
             .delete(":id", use: delete)
@@ -50,14 +50,15 @@ struct CommentsController {
         return text ?? ""
     }
 
-    /// `GET /v1/reviews/{id}/comments`: a page of Comment, oldest first; an unknown review is `404`.
+    /// `GET /v1/reviews/{id}/comments`: a page of Comment, oldest first; an unknown review, or one
+    /// hidden from the caller, is `404`.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.reviewNotFound)
         let query = try ListQuery(request, cursors: cursors, scope: "comments|\(id)")
         let page = try await social.comments(
             review: id, after: query.after, limit: query.limit, viewer: context.identity?.id)
         try await page.requireOwner(missing: .notFound(.reviewNotFound, id: id)) {
-            try await reviews.reviewExists(id: id)
+            try await reviews.reviewVisible(id: id, viewer: context.identity?.id)
         }
         return page.response(for: request, query: query, cursors: cursors)
     }
@@ -78,7 +79,9 @@ struct CommentsController {
     /// `GET /v1/comments/{id}`: one Comment (where a new comment's `Location` points).
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.commentNotFound)
-        guard let comment = try await social.comment(id: id) else { throw Problem.notFound(.commentNotFound, id: id) }
+        guard let comment = try await social.comment(id: id, viewer: context.identity?.id) else {
+            throw Problem.notFound(.commentNotFound, id: id)
+        }
         return comment.response()
     }
 

@@ -23,12 +23,12 @@ extension AppDatabase: PostStore {
                 let statement = try db.cachedStatement(
                     sql: """
                         SELECT r.id, r.created_at, u.id, u.nickname FROM reviews AS r JOIN users AS u ON u.id = r.author_id
-                        WHERE r.place_id = ? AND r.author_id NOT IN \(Self.blockedAuthors)
+                        WHERE r.place_id = ? AND \(Self.notBlocked("r.author_id"))
                             AND (r.hidden_at IS NULL OR r.author_id = ?)
                         ORDER BY r.created_at DESC, r.id DESC LIMIT ?
                         """)
                 for place in places {
-                    let rows = try Row.fetchAll(statement, arguments: [place, viewer, viewer, viewer, limit])
+                    let rows = try Row.fetchAll(statement, arguments: [place, viewer, viewer, viewer, viewer, limit])
                     guard !rows.isEmpty else { continue }
                     links[place] = rows.map {
                         ReviewLink(
@@ -71,11 +71,11 @@ extension AppDatabase: PostStore {
                         db,
                         sql:
                             """
-                            \(Self.commentSelect) WHERE c.review_id = ? AND c.author_id NOT IN \(Self.blockedAuthors)
+                            \(Self.commentSelect) WHERE c.review_id = ? AND \(Self.notBlocked("c.author_id"))
                                 AND (c.hidden_at IS NULL OR c.author_id = ?)
                             ORDER BY c.created_at DESC, c.id DESC LIMIT ?
                             """,
-                        arguments: [review, viewer, viewer, viewer, limit])
+                        arguments: [review, viewer, viewer, viewer, viewer, limit])
                     if !page.isEmpty { comments[review] = page }
                 }
                 return comments
@@ -89,10 +89,10 @@ extension AppDatabase: PostStore {
             try Int64.fetchAll(
                 db,
                 sql: """
-                    SELECT id FROM reviews WHERE author_id = ? AND author_id NOT IN \(Self.blockedAuthors)
+                    SELECT id FROM reviews WHERE author_id = ? AND \(Self.notBlocked("author_id"))
                         AND (hidden_at IS NULL OR author_id = ?)
                     ORDER BY created_at DESC, id DESC LIMIT ?
-                    """, arguments: [author, viewer, viewer, viewer, limit])
+                    """, arguments: [author, viewer, viewer, viewer, viewer, limit])
         }
     }
 }

@@ -131,8 +131,9 @@ extension AppDatabase {
                 let query = KeysetOrder.newestFirst.query(
                     Self.reviewSelect,
                     where:
-                        "\(filter) AND r.author_id NOT IN \(Self.blockedAuthors) AND (r.hidden_at IS NULL OR r.author_id = ?)",
-                    arguments + [viewer, viewer, viewer], time: "r.created_at", id: "r.id", after: after, limit: limit)
+                        "\(filter) AND \(Self.notBlocked("r.author_id")) AND (r.hidden_at IS NULL OR r.author_id = ?)",
+                    arguments + [viewer, viewer, viewer, viewer], time: "r.created_at", id: "r.id", after: after,
+                    limit: limit)
                 let page = try Self.reviews(db, sql: query.sql, arguments: query.arguments, viewer: viewer)
                 return KeysetPage(rows: page, limit: limit, item: { $0 }, key: \.listKey)
             }
@@ -148,9 +149,15 @@ extension AppDatabase {
         try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [id]) == true
     }
 
-    /// Whether a review exists (the comments of a missing review are `404`, not empty).
-    public func reviewExists(id: Int64) async throws -> Bool {
-        try await pool.read { db in try Self.reviewExists(db, id: id) }
+    /// Whether a review exists and `viewer` may see it.
+    public func reviewVisible(id: Int64, viewer: Int64?) async throws -> Bool {
+        try await pool.read { db in try Self.reviewVisible(db, id: id, viewer: viewer) }
+    }
+
+    static func reviewVisible(_ db: Database, id: Int64, viewer: Int64?) throws -> Bool {
+        try Bool.fetchOne(
+            db, sql: "SELECT 1 FROM reviews WHERE id = ? AND (hidden_at IS NULL OR author_id = ?)",
+            arguments: [id, viewer]) == true
     }
 
     static func reviewExists(_ db: Database, id: Int64) throws -> Bool {

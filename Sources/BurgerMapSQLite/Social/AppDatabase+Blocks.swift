@@ -3,10 +3,24 @@ import GRDB
 
 extension AppDatabase: BlockStore {
     /// The ids of the users a viewer does not see: those they block and those who block them.
-    /// One non-correlated subquery, which SQLite reads once per statement into a temporary index.
+    /// One non-correlated subquery, which SQLite reads once per statement into a temporary index
+    /// (the liked and bookmarked lists, which filter through the reviews table).
     static let blockedAuthors = """
         (SELECT blocked_id FROM blocks WHERE blocker_id = ? UNION ALL SELECT blocker_id FROM blocks WHERE blocked_id = ?)
         """
+
+    /// True when the author in `column` and the viewer (the argument, three times; none: true)
+    /// do not block one another: two primary-key probes per row the list reads. A page reads
+    /// about its size in rows, so this costs the same whatever the number of blocks, where
+    /// `blockedAuthors` reads the viewer's whole block set first: with 1,000 blocks a place's
+    /// first page cost 1.20× the read without blocks that way, 0.98× this way
+    /// (`scripts/bench-feed --engines`).
+    static func notBlocked(_ column: String) -> String {
+        """
+        (? IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ? AND blocked_id = \(column))
+            AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(column) AND blocked_id = ?)))
+        """
+    }
 
     /// Blocks or unblocks a user (see `BlockStore.setBlock`).
     public func setBlock(_ active: Bool, blocker: Int64, blocked: Int64, at time: Timestamp = .now()) async throws

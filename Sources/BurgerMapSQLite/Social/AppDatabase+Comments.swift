@@ -23,10 +23,18 @@ extension AppDatabase {
         try comments(db, sql: "\(commentSelect) WHERE c.id = ?", arguments: [id]).first
     }
 
-    /// One comment, or `nil`.
-    public func comment(id: Int64) async throws -> Comment? {
+    /// One comment as `viewer` sees it, or `nil`.
+    public func comment(id: Int64, viewer: Int64?) async throws -> Comment? {
         try await measured("comment") {
-            try await pool.read { db in try Self.comment(db, id: id) }
+            try await pool.read { db in
+                try Self.comments(
+                    db,
+                    sql: """
+                        \(Self.commentSelect) JOIN reviews AS rv ON rv.id = c.review_id
+                        WHERE c.id = ? AND (c.hidden_at IS NULL OR c.author_id = ?) AND (rv.hidden_at IS NULL OR rv.author_id = ?)
+                        """, arguments: [id, viewer, viewer]
+                ).first
+            }
         }
     }
 
@@ -40,10 +48,13 @@ extension AppDatabase {
                 let query = KeysetOrder.oldestFirst.query(
                     Self.commentSelect,
                     where: """
-                        c.review_id = ? AND c.author_id NOT IN \(Self.blockedAuthors)
+                        c.review_id = ? AND \(Self.notBlocked("c.author_id"))
                             AND (c.hidden_at IS NULL OR c.author_id = ?)
+                            AND EXISTS (SELECT 1 FROM reviews AS rv WHERE rv.id = c.review_id
+                                AND (rv.hidden_at IS NULL OR rv.author_id = ?))
                         """,
-                    [reviewID, viewer, viewer, viewer], time: "c.created_at", id: "c.id", after: after, limit: limit)
+                    [reviewID, viewer, viewer, viewer, viewer, viewer], time: "c.created_at", id: "c.id", after: after,
+                    limit: limit)
                 let rows = try Self.comments(db, sql: query.sql, arguments: query.arguments)
                 return KeysetPage(rows: rows, limit: limit, item: { $0 }, key: \.listKey)
             }
@@ -70,7 +81,7 @@ extension AppDatabase {
     {
         try await measured("add_comment") {
             try await pool.write { db in
-                guard try Self.reviewExists(db, id: reviewID) else { return nil }
+                guard try Self.reviewVisible(db, id: reviewID, viewer: author) else { return nil }
                 try db.execute(
                     sql:
                         "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",

@@ -27,7 +27,12 @@ extension AppDatabase {
     ) async throws -> ReactionState? {
         try await measured("set_\(reaction.rawValue)") {
             try await pool.write { db in
-                guard try Self.reviewExists(db, id: reviewID) else { return nil }
+                // A hidden review cannot be liked or bookmarked but by its author; a reaction
+                // on it can be taken back.
+                let found =
+                    try active
+                    ? Self.reviewVisible(db, id: reviewID, viewer: userID) : Self.reviewExists(db, id: reviewID)
+                guard found else { return nil }
                 try reaction.pairs.set(active, actor: userID, target: reviewID, at: time, in: db)
                 let count = try Int.fetchOne(
                     db, sql: "SELECT \(reaction.countColumn) FROM reviews WHERE id = ?", arguments: [reviewID])

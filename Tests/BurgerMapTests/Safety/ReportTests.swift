@@ -48,6 +48,7 @@ struct ReportTests {
                     as? Int)
             #expect(try await client.send(.put, "/v1/users/\(alice.id)/follow", token: bob.token).status == .ok)
 
+            #expect(try await client.send(.put, "/v1/reviews/\(spam)/like", token: bob.token).status == .ok)
             let first = try await client.send(
                 .post, "/v1/reviews/\(spam)/report", json: ["reason": "spam", "text": "an ad"], token: bob.token)
             #expect(first.status == .accepted)
@@ -82,6 +83,16 @@ struct ReportTests {
                 try await BlockTests.texts(client, "/v1/places/\(place)/reviews", token: alice.token) == [
                     "buy followers"
                 ])
+            // Nor can others read its comments, like, bookmark or comment on it; Bob takes his like back.
+            #expect(try await client.send(.get, "/v1/reviews/\(spam)/comments", token: bob.token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/reviews/\(spam)/comments", token: alice.token).status == .ok)
+            #expect(try await client.send(.put, "/v1/reviews/\(spam)/like", token: carol.token).status == .notFound)
+            #expect(try await client.send(.put, "/v1/reviews/\(spam)/bookmark", token: carol.token).status == .notFound)
+            #expect(
+                try await client.send(.post, "/v1/reviews/\(spam)/comments", json: ["text": "hm"], token: carol.token)
+                    .status == .notFound)
+            #expect(try await client.send(.delete, "/v1/reviews/\(spam)/like", token: bob.token).status == .ok)
+            #expect(try await client.send(.put, "/v1/reviews/\(spam)/like", token: alice.token).status == .ok)
             // Counts stay those of every review, as with blocks.
             let placeJSON = try json(try await client.send(.get, "/v1/places/\(place)"))
             #expect(placeJSON["review_count"] as? Int == 1)
@@ -177,6 +188,10 @@ struct ReportTests {
             #expect(try await BlockTests.texts(client, path, token: nil) == ["nice"])
             #expect(try await BlockTests.texts(client, path, token: alice.token) == ["nice"])
             #expect(try await BlockTests.texts(client, path, token: bob.token) == ["nice", "rude words"])
+            #expect(try await client.send(.get, "/v1/comments/\(commentIDs[1])").status == .notFound)
+            #expect(
+                try await client.send(.get, "/v1/comments/\(commentIDs[1])", token: alice.token).status == .notFound)
+            #expect(try await client.send(.get, "/v1/comments/\(commentIDs[1])", token: bob.token).status == .ok)
             #expect(
                 try await client.send(.put, "/v1/moderation/comments/999999/hidden", json: [:], token: moderator.token)
                     .status == .notFound)
