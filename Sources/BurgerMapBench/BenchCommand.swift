@@ -11,7 +11,7 @@ struct BenchCommand: AsyncParsableCommand {
         abstract: "Benchmarks and test-data generation for BurgerMap.",
         subcommands: [
             GeneratePlaces.self, NearbyBench.self, EnginesNearbyBench.self, PhotoBench.self, SamplePhoto.self,
-            FeedBench.self, PostgresRoundTripBench.self, SearchBench.self, ClusterBench.self,
+            FeedBench.self, PostgresRoundTripBench.self, SearchBench.self, ClusterBench.self, BareRouteServer.self,
         ])
 }
 

@@ -88,11 +88,36 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
     static func mayCompress(_ response: Response) -> Bool {
         let status = response.status.code
         guard status >= 200, status != 204, status != 304, response.headers[.contentEncoding] == nil,
-            let type = response.headers[.contentType]?.lowercased()
+            let type = response.headers[.contentType]
         else { return false }
-        let mediaType = type.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
-        return mediaType.hasPrefix("text/") || mediaType.hasSuffix("/json") || mediaType.hasSuffix("+json")
-            || mediaType.hasSuffix("/yaml") || mediaType.hasSuffix("+yaml")
+        return isCompressible(mediaType: type)
+    }
+
+    /// Whether a `Content-Type` names text, JSON or YAML (`text/…`, `…/json`, `…+json`, `…/yaml`,
+    /// `…+yaml`, any case, parameters and spaces around the type ignored). Compared byte by byte:
+    /// lowercasing and trimming the header (Foundation's `lowercased`, `trimmingCharacters`) took
+    /// 4.4% of a `/health` request's time in a profile, for every answer.
+    static func isCompressible(mediaType type: String) -> Bool {
+        var bytes = Array(type.utf8.prefix { $0 != UInt8(ascii: ";") })[...]
+        while let first = bytes.first, first == 0x20 || first == 0x09 { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == 0x20 || last == 0x09 { bytes = bytes.dropLast() }
+        func lowered(_ byte: UInt8) -> UInt8 { (0x41...0x5A).contains(byte) ? byte | 0x20 : byte }
+        func hasPrefix(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            return zip(bytes.prefix(count), UnsafeBufferPointer(start: text.utf8Start, count: count)).allSatisfy {
+                lowered($0) == $1
+            }
+        }
+        func hasSuffix(_ text: StaticString) -> Bool {
+            let count = text.utf8CodeUnitCount
+            guard bytes.count >= count else { return false }
+            return zip(bytes.suffix(count), UnsafeBufferPointer(start: text.utf8Start, count: count)).allSatisfy {
+                lowered($0) == $1
+            }
+        }
+        return hasPrefix("text/") || hasSuffix("/json") || hasSuffix("+json") || hasSuffix("/yaml")
+            || hasSuffix("+yaml")
     }
 
     /// Adds `Accept-Encoding` to `Vary` unless it is there already.

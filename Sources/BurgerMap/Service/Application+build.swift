@@ -108,7 +108,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let cursors = CursorCodec(secret: dependencies.secret)
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
     router.addRoutes(
-        ServiceController(health: stores.health, metrics: ServiceMetrics.registry).endpoints(
+        ServiceController(health: HealthAnswer(health: stores.health), metrics: ServiceMetrics.registry).endpoints(
             servesMetrics: servesMetrics))
     router.addRoutes(
         PlacesController(store: stores.places, cursors: cursors, authentication: authentication).endpoints,

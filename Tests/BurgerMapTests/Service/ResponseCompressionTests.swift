@@ -1,10 +1,11 @@
-import BurgerMap
 import CompressNIO
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Testing
+
+@testable import BurgerMap
 
 @Suite("Response compression")
 struct ResponseCompressionTests {
@@ -59,6 +60,19 @@ struct ResponseCompressionTests {
                 #expect(response.body.readableBytes * 4 <= plain.body.readableBytes, "\(name)")
                 #expect(try Self.decompress(response.body, algorithm) == plain.body, "\(name)")
             }
+        }
+    }
+
+    @Test("text, JSON and YAML media types are compressible in any case, with parameters and spaces")
+    func compressibleTypes() {
+        for type in [
+            "application/json; charset=utf-8", " TEXT/HTML ", "application/problem+json", "Application/GEO+JSON",
+            "application/yaml; charset=utf-8", "text/plain;charset=utf-8", "application/vnd.x+yaml",
+        ] {
+            #expect(ResponseCompressionMiddleware<AppRequestContext>.isCompressible(mediaType: type), "\(type)")
+        }
+        for type in ["image/jpeg", "application/zip", "application/jsonx", "json", "", ";text/plain", "texts"] {
+            #expect(!ResponseCompressionMiddleware<AppRequestContext>.isCompressible(mediaType: type), "\(type)")
         }
     }
 
