@@ -35,6 +35,9 @@ public struct PostgresStoreHealth: StoreHealth {
 
     public var isAvailable: Bool { available.value.load(ordering: .relaxed) }
 
+    /// The monitor checks every second (`monitor(every:)`).
+    public var checksInBackground: Bool { true }
+
     /// Errors of a connection that is gone: the server went away under a query.
     public func isOutage(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }

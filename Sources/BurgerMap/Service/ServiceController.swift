@@ -16,8 +16,8 @@ struct ServiceController {
         return routes
     }
 
-    /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers (a check at
-    /// most a second old, `HealthAnswer`) and the outage monitor serves `/v1` (so a load balancer
+    /// `GET /health`: `200 {"status": "ok", "version": …}` while the database answers (PostgreSQL's
+    /// outage monitor, or on SQLite a check at most a second old: `HealthAnswer`) and `/v1` is served (so a load balancer
     /// never sends traffic to an instance whose `/health` is 200 while its routes still answer 503
     /// for the second until its next check).
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -8,6 +8,10 @@ public protocol StoreHealth: Sendable {
     /// Whether the database answered its last check: while it does not, requests that need it
     /// are answered `503` at once instead of waiting for it (a cached value, read per request).
     var isAvailable: Bool { get }
+    /// Whether `isAvailable` comes from a check that runs in the background (PostgreSQL's
+    /// monitor): `/health` then answers from it alone, so that it says 503 exactly when the
+    /// routes do.
+    var checksInBackground: Bool { get }
 }
 
 extension StoreHealth {
@@ -15,6 +19,8 @@ extension StoreHealth {
     public func isOutage(_ error: any Error) -> Bool { false }
     /// An embedded database is always there.
     public var isAvailable: Bool { true }
+    /// An embedded database has no monitor.
+    public var checksInBackground: Bool { false }
 }
 
 /// Everything one storage engine provides: the SQLite engine (`BurgerMapSQLite`) and the

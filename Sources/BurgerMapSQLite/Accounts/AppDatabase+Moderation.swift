@@ -5,7 +5,7 @@ extension AppDatabase: ModerationStore {
     /// An account with its standing (see `AccountStore.authenticatedUser`).
     public func authenticatedUser(id: Int64) async throws -> (user: User, standing: AccountStanding)? {
         try await measured("authenticated_user") {
-            try await pool.read { db in
+            try await read { db in
                 try Row.fetchOne(
                     db, sql: "SELECT \(Self.userColumns), is_moderator, suspended_at FROM users WHERE id = ?",
                     arguments: [id]

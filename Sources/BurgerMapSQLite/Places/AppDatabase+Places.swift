@@ -100,7 +100,7 @@ extension AppDatabase: PlaceStore {
 
     public func place(id: Int64) async throws -> Place? {
         try await measured("place") {
-            try await pool.read { db in try Self.places(db, ids: [id])[id] }
+            try await read { db in try Self.places(db, ids: [id])[id] }
         }
     }
 
@@ -125,7 +125,7 @@ extension AppDatabase: PlaceStore {
     private static let placeByIDSQL = "SELECT \(placeColumns) FROM places WHERE id = ?"
 
     public func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage {
-        try await measured("nearby") { try await pool.read { db in try Self.nearbyPlaces(db, query) } }
+        try await measured("nearby") { try await read { db in try Self.nearbyPlaces(db, query) } }
     }
 
     /// The nearby search on one connection (the benchmark calls this directly).
@@ -138,7 +138,7 @@ extension AppDatabase: PlaceStore {
     static let viewportCandidateCap = 50_000
 
     public func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult {
-        try await measured("viewport") { try await pool.read { db in try Self.placesInViewport(db, query) } }
+        try await measured("viewport") { try await read { db in try Self.placesInViewport(db, query) } }
     }
 
     static func placesInViewport(_ db: Database, _ query: ViewportQuery) throws -> ViewportResult {

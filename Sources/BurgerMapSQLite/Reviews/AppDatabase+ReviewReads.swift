@@ -110,7 +110,7 @@ extension AppDatabase {
     /// One review as `viewer` sees it, or `nil`.
     public func review(id: Int64, viewer: Int64?) async throws -> Review? {
         try await measured("review") {
-            try await pool.read { db in try Self.review(db, id: id, viewer: viewer) }
+            try await read { db in try Self.review(db, id: id, viewer: viewer) }
         }
     }
 
@@ -119,7 +119,7 @@ extension AppDatabase {
         -> KeysetPage<Review>
     {
         try await measured("reviews") {
-            try await pool.read { db in
+            try await read { db in
                 let (filter, arguments): (String, [any DatabaseValueConvertible]) =
                     switch scope {
                     case .all: ("1", [])

@@ -44,7 +44,7 @@ extension AppDatabase {
         -> KeysetPage<Comment>
     {
         try await measured("comments") {
-            try await pool.read { db in
+            try await read { db in
                 let query = KeysetOrder.oldestFirst.query(
                     Self.commentSelect,
                     where: """

@@ -32,7 +32,7 @@ extension AppDatabase {
         of viewer: Int64, after: TimeKey?, limit: Int, plan: FeedPlan = .automatic, window: Int = feedWindow
     ) async throws -> KeysetPage<Review> {
         try await measured("feed") {
-            try await pool.read { db in
+            try await read { db in
                 var keys: [Row] = []
                 if plan != .perAuthor {
                     keys = try Self.feedKeys(db, viewer: viewer, after: after, limit: limit, window: window)

@@ -16,6 +16,9 @@ public final class AppDatabase: Sendable {
     /// Where the database file lives.
     public let path: String
 
+    /// Connections for the hot reads, run on the caller's thread (`read(_:)`).
+    let callingThreadReaders: CallingThreadReaders
+
     /// Opens (creating and migrating if needed) the database at `path`.
     public init(path: String) throws {
         _ = Self.sqliteConfigured
@@ -28,6 +31,16 @@ public final class AppDatabase: Sendable {
         }
         pool = try DatabasePool(path: path, configuration: configuration)
         try Self.migrator.migrate(pool)
+        // As many as the threads that run requests (Swift's cooperative pool: one per core).
+        callingThreadReaders = CallingThreadReaders(
+            path: path, configuration: configuration, limit: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// A read for a request's hot path: on the calling thread when one of `callingThreadReaders`
+    /// is free, else through the pool.
+    func read<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        if let answer = try callingThreadReaders.read(body) { return answer }
+        return try await pool.read(body)
     }
 
     /// Opens the database file `burgermap.sqlite` inside `dataDirectory`, creating the folder.

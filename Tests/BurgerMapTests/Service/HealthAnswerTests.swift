@@ -18,6 +18,8 @@ struct HealthAnswerTests {
         }
 
         var isAvailable: Bool { engine.isAvailable }
+        /// Checked on each request, not in the background, whatever the engine.
+        var checksInBackground: Bool { false }
     }
 
     @Test("one database check serves every /health of the next second", arguments: StoreEngine.allCases)
