@@ -18,8 +18,9 @@ public struct PostgresModerationStore: ModerationStore {
             var id: Int64?
             for try await found in rows.decode(Int64.self) { id = found }
             guard let id else { return .userMissing }
-            try await audit(
-                connection, moderator: nil, granted ? "grant_moderator" : "revoke_moderator", id, nil, time)
+            try await Self.audit(
+                connection, logger, moderator: nil, granted ? "grant_moderator" : "revoke_moderator", "user", id, nil,
+                time)
             return .done
         }
     }
@@ -49,7 +50,9 @@ public struct PostgresModerationStore: ModerationStore {
                     WHERE user_id = \(userID) AND resolved_at IS NULL
                     """, logger: logger)
             }
-            try await audit(connection, moderator: moderator, suspended ? "suspend" : "unsuspend", userID, reason, time)
+            try await Self.audit(
+                connection, logger, moderator: moderator, suspended ? "suspend" : "unsuspend", "user", userID, reason,
+                time)
             return .done
         }
     }
@@ -74,14 +77,16 @@ public struct PostgresModerationStore: ModerationStore {
         return KeysetPage(rows: entries, limit: limit, item: { $0 }, key: \.listKey)
     }
 
-    private func audit(
-        _ connection: PostgresConnection, moderator: Int64?, _ action: String, _ userID: Int64, _ reason: String?,
-        _ time: Timestamp
+    /// Writes one audit entry, in the caller's transaction (every moderation change and report
+    /// decision, as SQLite's `AppDatabase.audit`).
+    static func audit(
+        _ connection: PostgresConnection, _ logger: Logger, moderator: Int64?, _ action: String,
+        _ targetType: String, _ targetID: Int64, _ reason: String?, _ time: Timestamp
     ) async throws {
         try await connection.query(
             """
             INSERT INTO moderation_log (moderator_id, action, target_type, target_id, reason, created_at)
-            VALUES (\(moderator), \(action), 'user', \(userID), \(reason), \(time.milliseconds))
+            VALUES (\(moderator), \(action), \(targetType), \(targetID), \(reason), \(time.milliseconds))
             """, logger: logger)
     }
 }

@@ -87,8 +87,9 @@ public struct PostgresReportStore: ReportStore {
                     try await connection.query(
                         "UPDATE \(unescaped: table) SET hidden_at = \(time.milliseconds) WHERE id = \(target.id)",
                         logger: logger)
-                    try await audit(
-                        connection, moderator: nil, "auto_hide", target.kind, target.id, "\(reporters) reports", time)
+                    try await PostgresModerationStore.audit(
+                        connection, logger, moderator: nil, "auto_hide", target.kind, target.id, "\(reporters) reports",
+                        time)
                     found.hidden = true
                 }
             }
@@ -157,8 +158,9 @@ public struct PostgresReportStore: ReportStore {
                 """, logger: logger)
             var count = 0
             for try await _ in closed.decode(Int64.self) { count += 1 }
-            try await audit(
-                connection, moderator: moderator, hidden ? "hide" : "restore", content.target.kind, id, reason, time)
+            try await PostgresModerationStore.audit(
+                connection, logger, moderator: moderator, hidden ? "hide" : "restore", content.target.kind, id, reason,
+                time)
             return .done(closedReports: count)
         }
     }
@@ -180,19 +182,9 @@ public struct PostgresReportStore: ReportStore {
                     UPDATE reports SET resolved_at = \(time.milliseconds), resolution = 'dismissed', resolved_by = \(moderator)
                     WHERE id = \(id) RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
-            try await audit(connection, moderator: moderator, "dismiss_report", "report", id, reason, time)
+            try await PostgresModerationStore.audit(
+                connection, logger, moderator: moderator, "dismiss_report", "report", id, reason, time)
             return dismissed
         }
-    }
-
-    private func audit(
-        _ connection: PostgresConnection, moderator: Int64?, _ action: String, _ targetType: String,
-        _ targetID: Int64, _ reason: String?, _ time: Timestamp
-    ) async throws {
-        try await connection.query(
-            """
-            INSERT INTO moderation_log (moderator_id, action, target_type, target_id, reason, created_at)
-            VALUES (\(moderator), \(action), \(targetType), \(targetID), \(reason), \(time.milliseconds))
-            """, logger: logger)
     }
 }

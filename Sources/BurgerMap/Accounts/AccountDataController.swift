@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import NIOCore
 
 /// A user's own data: `GET /v1/users/me/export` hands out a copy of it, `DELETE /v1/users/me`
@@ -68,11 +69,21 @@ struct AccountDataController {
         let user = try await services.authenticate(
             email: context.user.email, password: body.password, store: accounts, client: context.clientKey,
             clientText: context.clientText, logger: context.logger)
-        guard user.id == context.user.id, let photoIDs = try await accounts.deleteAccount(id: user.id) else {
+        guard user.id == context.user.id else { throw Problem(.unauthorized, .accessTokenInvalid) }
+        try await Self.deleteAccount(user.id, accounts: accounts, media: media, logger: context.logger)
+        return Response(status: .noContent)
+    }
+
+    /// Deletes the account in its store's one transaction, then its photo files; `401` when it
+    /// is gone already (a second delete with the same token). The native and the app's routes
+    /// both end an account here.
+    static func deleteAccount(_ id: Int64, accounts: any AccountStore, media: MediaServices, logger: Logger)
+        async throws
+    {
+        guard let photoIDs = try await accounts.deleteAccount(id: id) else {
             throw Problem(.unauthorized, .accessTokenInvalid)
         }
         media.storage.remove(photoIDs: photoIDs)
-        context.logger.notice("account deleted", metadata: ["user_id": "\(user.id)", "photos": "\(photoIDs.count)"])
-        return Response(status: .noContent)
+        logger.notice("account deleted", metadata: ["user_id": "\(id)", "photos": "\(photoIDs.count)"])
     }
 }

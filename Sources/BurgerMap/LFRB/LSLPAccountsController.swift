@@ -39,12 +39,8 @@ struct LSLPAccountsController {
     /// The app's backend takes no password here, so neither does this route: the app shows it
     /// as a button to drag, and a stolen access token lives five minutes. (The app never calls it.)
     @Sendable func withdraw(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        guard let photoIDs = try await accounts.deleteAccount(id: context.user.id) else {
-            throw Problem(.unauthorized, .accessTokenInvalid)
-        }
-        media.storage.remove(photoIDs: photoIDs)
-        context.logger.notice(
-            "account deleted", metadata: ["user_id": "\(context.user.id)", "photos": "\(photoIDs.count)"])
+        try await AccountDataController.deleteAccount(
+            context.user.id, accounts: accounts, media: media, logger: context.logger)
         var writer = JSONWriter(capacity: 128)
         writer.object { writer in Self.writeAccount(context.user, to: &writer) }
         return writer.response()

@@ -39,6 +39,14 @@ struct ModerationController {
         var reason: String?
     }
 
+    /// A moderator's reason, checked by the one rule of every moderator route.
+    static func checked(reason: String?) throws -> String? {
+        var errors: [FieldError] = []
+        if let reason { TextField.moderationReason.check(reason, into: &errors) }
+        if !errors.isEmpty { throw Problem.validation(errors) }
+        return reason
+    }
+
     /// `PUT /v1/moderation/users/{id}/suspension` with `{reason?}` (`{}` gives none), and
     /// `DELETE` of it (no body): a suspended account
     /// cannot log in, refresh or write, its logins end and its access tokens are refused at
@@ -47,10 +55,7 @@ struct ModerationController {
         let id = try context.parameters.resourceID(.userNotFound)
         var reason: String?
         if suspended {
-            reason = try await request.decodeJSON(as: ReasonBody.self).reason
-            var errors: [FieldError] = []
-            if let reason { TextField.bio.named("reason").check(reason, into: &errors) }
-            if !errors.isEmpty { throw Problem.validation(errors) }
+            reason = try Self.checked(reason: try await request.decodeJSON(as: ReasonBody.self).reason)
         }
         if suspended, id == context.moderator.id { throw Problem(.validationFailed, .cannotSuspendYourself) }
         switch try await moderation.setSuspended(

@@ -81,18 +81,11 @@ struct ReportModerationController {
         return ReportView(report: report).response()
     }
 
-    struct ReasonBody: Decodable {
-        var reason: String?
-    }
-
     /// The moderator's optional reason: from a JSON body when there is one.
     static func reason(_ request: Request) async throws -> String? {
         guard request.headers[.contentType] != nil || (request.headers[.contentLength].flatMap(Int.init) ?? 0) > 0
         else { return nil }
-        let reason = try await request.decodeJSON(as: ReasonBody.self).reason
-        var errors: [FieldError] = []
-        if let reason { TextField.moderationReason.check(reason, into: &errors) }
-        if !errors.isEmpty { throw Problem.validation(errors) }
-        return reason
+        return try ModerationController.checked(
+            reason: try await request.decodeJSON(as: ModerationController.ReasonBody.self).reason)
     }
 }
