@@ -149,6 +149,9 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // Every line on standard error in swift-log's stream layout, cheaper per line (the access
+        // log writes one per request).
+        LoggingSystem.bootstrap { ServiceLogHandler(label: $0) }
         var configuration = ServiceConfiguration(host: host, port: port, dataDirectory: storage.data.dataDirectory)
         configuration.accessTokenLifetime = .seconds(accessTokenTtl)
         configuration.refreshTokenLifetime = .seconds(refreshTokenTtl)

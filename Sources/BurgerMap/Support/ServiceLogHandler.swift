@@ -1,0 +1,193 @@
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The service's log lines on standard error, in swift-log's `StreamLogHandler` layout:
+/// `2026-11-25T04:01:41+0000 info burgermap: key=value … [Source] message`, metadata sorted by
+/// key; times in UTC.
+///
+/// Written here rather than using `StreamLogHandler` itself because the access log writes a line
+/// per request, and `StreamLogHandler` formats its timestamp with `localtime` (which glibc makes
+/// re-check `/etc/localtime`, a system call, every time), builds the line by string interpolation
+/// and writes it through `FILE` locking and `fflush`: 4.4% of a nearby request's CPU in a `perf`
+/// profile (`scripts/bench-ceiling`, README "The HTTP path against a bare route"). This handler
+/// formats the timestamp once per second and builds each line as bytes, written with one
+/// `write(2)` under a lock (lines never interleave).
+public struct ServiceLogHandler: LogHandler {
+    public var logLevel: Logger.Level = .info
+    public var metadataProvider: Logger.MetadataProvider?
+    public var metadata: Logger.Metadata = [:] {
+        didSet { renderedMetadata = Self.rendered(metadata) }
+    }
+    /// `metadata` rendered once, for lines that add none of their own.
+    private var renderedMetadata: [UInt8] = []
+    private let label: String
+    private let output: LogOutput
+    private let clock: LogClock
+
+    public init(
+        label: String, output: LogOutput = .standardError, clock: LogClock = .system,
+        metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider
+    ) {
+        self.label = label
+        self.output = output
+        self.clock = clock
+        self.metadataProvider = metadataProvider
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var line: [UInt8] = []
+        line.reserveCapacity(320)
+        line.append(contentsOf: clock.timestamp())
+        line.append(0x20)
+        line.append(contentsOf: event.level.rawValue.utf8)
+        if !label.isEmpty {
+            line.append(0x20)
+            line.append(contentsOf: label.utf8)
+        }
+        line.append(0x3A)
+        let provided = metadataProvider?.get() ?? [:]
+        if provided.isEmpty, event.metadata?.isEmpty ?? true, event.error == nil {
+            if !renderedMetadata.isEmpty {
+                line.append(0x20)
+                line.append(contentsOf: renderedMetadata)
+            }
+        } else {
+            var merged = metadata
+            merged.merge(provided) { $1 }
+            if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+            if let error = event.error {
+                merged["error.message"] = "\(error)"
+                merged["error.type"] = "\(String(reflecting: type(of: error)))"
+            }
+            line.append(0x20)
+            line.append(contentsOf: Self.rendered(merged))
+        }
+        line.append(contentsOf: " [".utf8)
+        line.append(contentsOf: event.source.utf8)
+        line.append(contentsOf: "] ".utf8)
+        line.append(contentsOf: event.message.description.utf8)
+        line.append(0x0A)
+        output.write(line)
+    }
+
+    /// `key=value` pairs sorted by key, separated by spaces.
+    static func rendered(_ metadata: Logger.Metadata) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+            if !bytes.isEmpty { bytes.append(0x20) }
+            bytes.append(contentsOf: key.utf8)
+            bytes.append(0x3D)
+            if case .string(let text) = value {
+                bytes.append(contentsOf: text.utf8)
+            } else {
+                bytes.append(contentsOf: value.description.utf8)
+            }
+        }
+        return bytes
+    }
+}
+
+/// Where log lines go: a file descriptor, one `write(2)` per line under a lock.
+public final class LogOutput: Sendable {
+    private let descriptor: Int32
+    private let lock = Mutex(())
+
+    /// The process's standard error.
+    public static let standardError = LogOutput(descriptor: 2)
+
+    /// Writes to `descriptor`, which the caller keeps open.
+    public init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Writes the whole line (retrying short writes and interruptions); a line that cannot be
+    /// written is dropped, as `StreamLogHandler` drops it.
+    func write(_ line: [UInt8]) {
+        lock.withLock { _ in
+            line.withUnsafeBytes { bytes in
+                var offset = 0
+                while offset < bytes.count {
+                    let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                    if written > 0 {
+                        offset += written
+                    } else if written < 0 && errno == EINTR {
+                        continue
+                    } else {
+                        return
+                    }
+                }
+            }
+        }
+    }
+}
+
+#if canImport(Glibc)
+    private let systemWrite = Glibc.write
+#else
+    private let systemWrite = Darwin.write
+#endif
+
+/// The log lines' timestamps: `2026-11-25T04:01:41+0000` (UTC), formatted once per second.
+public final class LogClock: Sendable {
+    private let now: @Sendable () -> Int
+    private let cache = Mutex<(second: Int, text: [UInt8])>((Int.min, []))
+
+    /// The system's clock.
+    public static let system = LogClock { Int(time(nil)) }
+
+    /// A clock that reads the seconds since 1970 from `now` (tests inject theirs).
+    public init(now: @escaping @Sendable () -> Int) {
+        self.now = now
+    }
+
+    func timestamp() -> [UInt8] {
+        let second = now()
+        return cache.withLock { cache in
+            if cache.second != second {
+                cache = (second, Self.formatted(second))
+            }
+            return cache.text
+        }
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS+0000` for seconds since 1970, UTC.
+    static func formatted(_ second: Int) -> [UInt8] {
+        var time = time_t(second)
+        var parts = tm()
+        guard gmtime_r(&time, &parts) != nil else { return Array("<unknown>".utf8) }
+        var text: [UInt8] = []
+        text.reserveCapacity(24)
+        func append(_ value: Int32, digits: Int) {
+            var divisor: Int32 = 1
+            for _ in 1..<digits { divisor *= 10 }
+            while divisor > 0 {
+                text.append(0x30 + UInt8((value / divisor) % 10))
+                divisor /= 10
+            }
+        }
+        append(parts.tm_year + 1900, digits: 4)
+        text.append(0x2D)
+        append(parts.tm_mon + 1, digits: 2)
+        text.append(0x2D)
+        append(parts.tm_mday, digits: 2)
+        text.append(0x54)
+        append(parts.tm_hour, digits: 2)
+        text.append(0x3A)
+        append(parts.tm_min, digits: 2)
+        text.append(0x3A)
+        append(parts.tm_sec, digits: 2)
+        text.append(contentsOf: "+0000".utf8)
+        return text
+    }
+}
