@@ -43,8 +43,27 @@ struct ConnectionMetrics: Sendable {
 final class ConnectionRegistry: Sendable {
     private struct Entry {
         let channel: any Channel
-        /// `nil` while a request is in progress.
-        var idleSince: NIODeadline?
+        let idle: IdleMark
+    }
+
+    /// When one connection became idle, `nil` while a request is in progress. Its own atomic, so
+    /// that marking it (twice per request) takes no lock that every event loop shares.
+    final class IdleMark: Sendable {
+        private let nanoseconds: Atomic<Int64>
+        private static let busy = Int64.min
+
+        init(since: NIODeadline?) {
+            nanoseconds = Atomic(since.map { Int64($0.uptimeNanoseconds) } ?? Self.busy)
+        }
+
+        var since: NIODeadline? {
+            let value = nanoseconds.load(ordering: .relaxed)
+            return value == Self.busy ? nil : .uptimeNanoseconds(UInt64(value))
+        }
+
+        func set(_ since: NIODeadline?) {
+            nanoseconds.store(since.map { Int64($0.uptimeNanoseconds) } ?? Self.busy, ordering: .relaxed)
+        }
     }
 
     private let entries = Mutex<[ObjectIdentifier: Entry]>([:])
@@ -64,13 +83,13 @@ final class ConnectionRegistry: Sendable {
             var evicted: (any Channel)?
             if entries.count >= maximum {
                 // A linear scan, only while at the cap (20,000 entries: tens of microseconds).
-                let oldest = entries.lazy.filter { $0.value.idleSince != nil }
-                    .min { $0.value.idleSince! < $1.value.idleSince! }
+                let oldest = entries.lazy.compactMap { entry in entry.value.idle.since.map { (entry, $0) } }
+                    .min { $0.1 < $1.1 }?.0
                 guard let oldest else { return (false, nil, entries.count) }
                 entries[oldest.key] = nil
                 evicted = oldest.value.channel
             }
-            entries[ObjectIdentifier(channel)] = Entry(channel: channel, idleSince: now)
+            entries[ObjectIdentifier(channel)] = Entry(channel: channel, idle: IdleMark(since: now))
             return (true, evicted, entries.count)
         }
         if let evicted {
@@ -86,9 +105,10 @@ final class ConnectionRegistry: Sendable {
         return true
     }
 
-    /// Marks a connection idle (`since` a moment) or busy (`nil`).
-    func setIdle(_ channel: any Channel, since: NIODeadline?) {
-        entries.withLock { $0[ObjectIdentifier(channel)]?.idleSince = since }
+    /// The mark a connection's guard sets idle (`since` a moment) or busy (`nil`); `nil` for a
+    /// connection not admitted.
+    func idleMark(_ channel: any Channel) -> IdleMark? {
+        entries.withLock { $0[ObjectIdentifier(channel)]?.idle }
     }
 
     private func remove(_ channel: any Channel) {

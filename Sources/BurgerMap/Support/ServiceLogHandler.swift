@@ -22,9 +22,13 @@ public struct ServiceLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadataProvider: Logger.MetadataProvider?
     public var metadata: Logger.Metadata = [:] {
-        didSet { renderedMetadata = Self.rendered(metadata) }
+        didSet {
+            sortedMetadata = metadata.sorted { $0.key < $1.key }
+            renderedMetadata = Self.rendered(sortedMetadata)
+        }
     }
-    /// `metadata` rendered once, for lines that add none of their own.
+    /// `metadata` sorted by key, and rendered once for lines that add none of their own.
+    private var sortedMetadata: [(key: String, value: Logger.Metadata.Value)] = []
     private var renderedMetadata: [UInt8] = []
     private let label: String
     private let output: LogOutput
@@ -63,13 +67,25 @@ public struct ServiceLogHandler: LogHandler {
                 line.append(contentsOf: renderedMetadata)
             }
         } else {
-            var merged = metadata
-            merged.merge(provided) { $1 }
-            if let explicit = event.metadata { merged.merge(explicit) { $1 } }
+            // The line's own pairs, merged with the logger's already sorted ones (theirs win).
+            var own = provided
+            if let explicit = event.metadata { own.merge(explicit) { $1 } }
             if let error = event.error {
-                merged["error.message"] = "\(error)"
-                merged["error.type"] = "\(String(reflecting: type(of: error)))"
+                own["error.message"] = "\(error)"
+                own["error.type"] = "\(String(reflecting: type(of: error)))"
             }
+            let sortedOwn = own.sorted { $0.key < $1.key }
+            var merged: [(key: String, value: Logger.Metadata.Value)] = []
+            merged.reserveCapacity(sortedOwn.count + sortedMetadata.count)
+            var next = sortedMetadata.startIndex
+            for pair in sortedOwn {
+                while next < sortedMetadata.endIndex, sortedMetadata[next].key <= pair.key {
+                    if sortedMetadata[next].key != pair.key { merged.append(sortedMetadata[next]) }
+                    next += 1
+                }
+                merged.append(pair)
+            }
+            merged.append(contentsOf: sortedMetadata[next...])
             line.append(0x20)
             line.append(contentsOf: Self.rendered(merged))
         }
@@ -81,10 +97,10 @@ public struct ServiceLogHandler: LogHandler {
         output.write(line)
     }
 
-    /// `key=value` pairs sorted by key, separated by spaces.
-    static func rendered(_ metadata: Logger.Metadata) -> [UInt8] {
+    /// `key=value` pairs (sorted by key), separated by spaces.
+    static func rendered(_ pairs: [(key: String, value: Logger.Metadata.Value)]) -> [UInt8] {
         var bytes: [UInt8] = []
-        for (key, value) in metadata.sorted(by: { $0.key < $1.key }) {
+        for (key, value) in pairs {
             if !bytes.isEmpty { bytes.append(0x20) }
             bytes.append(contentsOf: key.utf8)
             bytes.append(0x3D)
