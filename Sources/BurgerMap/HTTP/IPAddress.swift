@@ -53,6 +53,19 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
 
     /// The usual text: dotted for IPv4, RFC 5952 (lower case, `::` compressed) for IPv6.
     public var description: String {
+        if isIPv4 {
+            // Written directly: the access log prints the client of every request.
+            var text: [UInt8] = []
+            text.reserveCapacity(15)
+            for shift in stride(from: 24, through: 0, by: -8) {
+                let part = UInt8(truncatingIfNeeded: low >> UInt64(shift))
+                if shift < 24 { text.append(0x2E) }
+                if part >= 100 { text.append(0x30 + part / 100) }
+                if part >= 10 { text.append(0x30 + part / 10 % 10) }
+                text.append(0x30 + part % 10)
+            }
+            return String(decoding: text, as: UTF8.self)
+        }
         var buffer = [CChar](repeating: 0, count: 64)
         let bytes = self.bytes
         let ok: Bool =

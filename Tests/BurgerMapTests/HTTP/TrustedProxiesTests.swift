@@ -33,6 +33,9 @@ struct TrustedProxiesTests {
         // An IPv4 range matches the same address whether written plain or IPv4-mapped.
         #expect(try #require(IPNetwork("10.0.0.0/8")).contains(try #require(IPAddress("::ffff:10.9.8.7"))))
         #expect(IPAddress("::ffff:10.9.8.7")?.description == "10.9.8.7")
+        for text in ["0.0.0.0", "255.255.255.255", "10.200.3.99", "100.64.0.1", "9.99.199.250"] {
+            #expect(IPAddress(text)?.description == text)
+        }
         // IPv6 clients are counted by their /64.
         #expect(IPAddress("2001:db8:1:2:aaaa::9")?.throttleKey == "2001:db8:1:2::/64")
         #expect(IPAddress("198.51.100.7")?.throttleKey == "198.51.100.7")

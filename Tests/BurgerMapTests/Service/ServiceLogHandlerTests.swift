@@ -95,4 +95,40 @@ struct ServiceLogHandlerTests {
             lines.allSatisfy { $0.hasPrefix("2026-11-18T11:06:40+0000 info burgermap: n=") && $0.hasSuffix("] line") })
         #expect(Set(lines).count == 1_600)
     }
+    @Test("while the output is blocked, waiting lines are bounded and the dropped ones counted in a line")
+    func blockedOutput() throws {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        defer {
+            close(ends[0])
+            close(ends[1])
+        }
+        let output = LogOutput(descriptor: ends[1], pendingLimit: 1_000)
+        // More than a pipe holds: its write blocks until the test reads.
+        let long = [UInt8](repeating: 0x78, count: 200_000) + [0x0A]
+        let writer = Thread { output.write(long) }
+        writer.start()
+        while !output.isWriting { sched_yield() }
+        let lines = (0..<50).map { number in
+            let text = "line \(number) "
+            return Array((text + String(repeating: ".", count: 99 - text.utf8.count) + "\n").utf8)
+        }
+        for line in lines { output.write(line) }
+
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let note = Array("… 40 log lines dropped: the output was blocked\n".utf8)
+        while !received.ends(with: note) {
+            let count = read(ends[0], &buffer, buffer.count)
+            try #require(count > 0)
+            received.append(contentsOf: buffer[..<count])
+        }
+        #expect(received == long + lines.prefix(10).joined() + note)
+    }
+}
+
+extension Array where Element == UInt8 {
+    fileprivate func ends(with suffix: [UInt8]) -> Bool {
+        count >= suffix.count && self[(count - suffix.count)...].elementsEqual(suffix)
+    }
 }
