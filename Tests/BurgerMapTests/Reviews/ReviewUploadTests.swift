@@ -95,6 +95,31 @@ struct ReviewUploadTests {
         }
     }
 
+    @Test(
+        "photo files are served byte for byte, read in place up to 64 KiB and streamed above",
+        arguments: StoreEngine.allCases)
+    func servedBytes(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        var generator = SeededGenerator(seed: 18)
+        let sizes = [1, PhotosController.readInPlaceLimit, PhotosController.readInPlaceLimit + 1, 300_000]
+        let contents = sizes.map { size in (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        for (index, bytes) in contents.enumerated() {
+            let path = environment.media.storage.path(photoID: Int64(900 + index), thumbnail: index % 2 == 0)
+            try FileManager.default.createDirectory(
+                at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        try await environment.withClient { client in
+            for (index, size) in sizes.enumerated() {
+                let uri = index % 2 == 0 ? "/v1/photos/\(900 + index)/thumbnail.jpg" : "/v1/photos/\(900 + index).jpg"
+                let response = try await client.execute(uri: uri, method: .get)
+                #expect(response.status == .ok)
+                #expect(response.headers[.contentLength] == String(size))
+                #expect(Array(buffer: response.body) == contents[index], "\(size) bytes")
+            }
+        }
+    }
+
     @Test("every bad upload gets the contract's answer and leaves no row and no file", arguments: StoreEngine.allCases)
     func badUploads(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
