@@ -25,8 +25,14 @@ public struct PostgresFeedStore: FeedStore {
         try await client.withConnection { connection in
             try await PostgresReviewReads.reviewPage(
                 keys: Self.keys(of: viewer, after: after, limit: limit, window: window), limit: limit,
-                viewer: viewer, on: connection, logger: logger)
+                viewer: viewer, preparedAs: PageText.self, on: connection, logger: logger)
         }
+    }
+
+    /// The page statement, prepared.
+    enum PageText: PreparedText {
+        static let name = "burgermap_feed_page"
+        static let text = PostgresReviewReads.statement(keys: keys(of: 0, after: nil, limit: 20), viewer: 0)
     }
 
     /// The one statement a feed page runs (keys, reviews, photos and the viewer's marks);

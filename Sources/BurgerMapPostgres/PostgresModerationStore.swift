@@ -94,18 +94,30 @@ public struct PostgresModerationStore: ModerationStore {
 extension PostgresAccountStore {
     /// An account with its standing (see `AccountStore.authenticatedUser`).
     public func authenticatedUser(id: Int64) async throws -> (user: User, standing: AccountStanding)? {
-        let rows = try await client.query(
-            "SELECT \(unescaped: Self.userColumns), is_moderator, suspended_at FROM users WHERE id = \(id)",
-            logger: logger)
-        for try await row in rows {
-            let row = row.makeRandomAccess()
-            return (
-                try Self.user(row),
-                AccountStanding(
-                    isModerator: try row[6].decode(Bool.self),
-                    suspendedAt: try row[7].decode(Int64?.self).map(Timestamp.init(milliseconds:)))
-            )
+        try await client.withConnection { connection in
+            var found: (user: User, standing: AccountStanding)?
+            try await connection.forEachRow(
+                Self.authenticatedUserQuery(id: id), preparedAs: AuthenticatedUserText.self, logger: logger
+            ) { row in
+                let row = row.makeRandomAccess()
+                found = (
+                    try Self.user(row),
+                    AccountStanding(
+                        isModerator: try row[6].decode(Bool.self),
+                        suspendedAt: try row[7].decode(Int64?.self).map(Timestamp.init(milliseconds:)))
+                )
+            }
+            return found
         }
-        return nil
+    }
+
+    static func authenticatedUserQuery(id: Int64) -> PostgresQuery {
+        "SELECT \(unescaped: userColumns), is_moderator, suspended_at FROM users WHERE id = \(id)"
+    }
+
+    /// The signed-in user's row, which every authenticated request reads, prepared.
+    enum AuthenticatedUserText: PreparedText {
+        static let name = "burgermap_authenticated_user"
+        static let text = authenticatedUserQuery(id: 0)
     }
 }

@@ -34,6 +34,18 @@ enum PostgresReviewReads {
         return reviews
     }
 
+    /// `reviews(keys:…)` with the statement prepared as `text` (see `PreparedText`).
+    static func reviews<Text: PreparedText>(
+        keys: PostgresQuery, viewer: Int64?, preparedAs text: Text.Type, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> [(review: Review, listTime: Int64)] {
+        var reviews: [(review: Review, listTime: Int64)] = []
+        try await connection.forEachRow(statement(keys: keys, viewer: viewer), preparedAs: text, logger: logger) {
+            reviews.append(try review($0.makeRandomAccess()))
+        }
+        return reviews
+    }
+
     /// The statement `reviews(keys:…)` runs: the review columns `review(_:)` reads, for the keys.
     static func statement(keys: PostgresQuery, viewer: Int64?) -> PostgresQuery {
         // The keys query's own parameters come first; the viewer is the next one.
@@ -96,6 +108,17 @@ enum PostgresReviewReads {
         keys: PostgresQuery, limit: Int, viewer: Int64?, on connection: PostgresConnection, logger: Logger
     ) async throws -> KeysetPage<Review> {
         let rows = try await reviews(keys: keys, viewer: viewer, on: connection, logger: logger)
+        return KeysetPage(rows: rows, limit: limit, item: \.review) {
+            TimeKey(time: Timestamp(milliseconds: $0.listTime), id: $0.review.id)
+        }
+    }
+
+    /// `reviewPage(keys:…)` with the statement prepared as `text` (see `PreparedText`).
+    static func reviewPage<Text: PreparedText>(
+        keys: PostgresQuery, limit: Int, viewer: Int64?, preparedAs text: Text.Type, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws -> KeysetPage<Review> {
+        let rows = try await reviews(keys: keys, viewer: viewer, preparedAs: text, on: connection, logger: logger)
         return KeysetPage(rows: rows, limit: limit, item: \.review) {
             TimeKey(time: Timestamp(milliseconds: $0.listTime), id: $0.review.id)
         }
