@@ -32,8 +32,9 @@ final class CallingThreadReaders: Sendable {
         case busy
     }
 
-    /// `body`'s answer, read on the calling thread; `nil` when no connection is free.
-    func read<T>(_ body: (Database) throws -> T) throws -> T? {
+    /// `body`'s answer, read on the calling thread; `nil` when no connection is free. Not
+    /// `isolated`, it runs without a transaction of its own (see `AppDatabase.readOneStatement`).
+    func read<T>(isolated: Bool = true, _ body: (Database) throws -> T) throws -> T? {
         let take: Take = state.withLock { state in
             if let queue = state.idle.popLast() { return .idle(queue) }
             guard state.opened < limit else { return .busy }
@@ -53,6 +54,6 @@ final class CallingThreadReaders: Sendable {
             }
         }
         defer { state.withLock { $0.idle.append(queue) } }
-        return .some(try queue.read(body))
+        return .some(try isolated ? queue.read(body) : queue.unsafeRead(body))
     }
 }
