@@ -10,18 +10,14 @@ extension PostgresReviewStore {
     {
         let keys = Self.keys(scope, after: after, limit: limit, viewer: viewer)
         return try await client.withConnection { connection in
-            switch scope {
-            case .all:
+            func page<Text: PreparedText>(_ text: Text.Type) async throws -> KeysetPage<Review> {
                 try await PostgresReviewReads.reviewPage(
-                    keys: keys, limit: limit, viewer: viewer, preparedAs: AllText.self, on: connection, logger: logger)
-            case .place:
-                try await PostgresReviewReads.reviewPage(
-                    keys: keys, limit: limit, viewer: viewer, preparedAs: PlaceText.self, on: connection,
-                    logger: logger)
-            case .author:
-                try await PostgresReviewReads.reviewPage(
-                    keys: keys, limit: limit, viewer: viewer, preparedAs: AuthorText.self, on: connection,
-                    logger: logger)
+                    keys: keys, limit: limit, viewer: viewer, preparedAs: text, on: connection, logger: logger)
+            }
+            return switch scope {
+            case .all: try await page(AllText.self)
+            case .place: try await page(PlaceText.self)
+            case .author: try await page(AuthorText.self)
             }
         }
     }
