@@ -73,18 +73,7 @@ extension FeedBench {
                 "VACUUM ANALYZE",
             ]
             for statement in statements { try await connection.query(statement, logger: logger) }
-            // Index-only scans need the visibility map. A VACUUM that runs while autovacuum's
-            // own ANALYZE of the new rows holds a snapshot marks no page all-visible (seen: the
-            // feed's window then read the heap for every review, 5 ms a page instead of 2).
-            for _ in 0..<10 {
-                try await connection.query("VACUUM reviews", logger: logger)
-                let pages = try await connection.query(
-                    "SELECT relallvisible >= relpages FROM pg_class WHERE relname = 'reviews'", logger: logger)
-                var done = false
-                for try await allVisible in pages.decode(Bool.self) { done = allVisible }
-                if done { break }
-                try await Task.sleep(for: .seconds(1))
-            }
+            try await vacuumUntilAllVisible("reviews", on: connection, logger: logger)
         }
         print(String(format: "seeded PostgreSQL (generate_series) in %.1f s", Date().timeIntervalSince(start)))
     }

@@ -4,10 +4,7 @@ import PostgresNIO
 
 /// `place_cells` and the places' cell index on one connection: SQLite's `PlaceCellsTable`, with
 /// each read of many cells or ranges in one statement (arrays and `unnest`), since a round trip
-/// costs more here than the read. Each array element is looked up on its own (a LATERAL
-/// subquery that `OFFSET 0` keeps from being flattened into a join): left to the planner, the
-/// join of a few hundred keys with the tables became scans of them, 18–430 ms a view on
-/// 1,000,000 places against 2–3 ms on SQLite.
+/// costs more here than the read (the reads and their statements: PostgresPlaceCells+Reads.swift).
 ///
 /// Writers take turns: the rows hold absolute counts, so two transactions that each read a row,
 /// add a place and write it back would lose one place. Every maintenance takes the transaction's
@@ -25,77 +22,6 @@ struct PostgresPlaceCells {
         reviewed, reviewed_lat_sum, reviewed_lng_sum, reviewed_lat_min, reviewed_lat_max, reviewed_lng_min,
         reviewed_lng_max
         """
-
-    /// The stored rows of these cells.
-    func rows(_ ids: [CellID]) async throws -> [CellRow] {
-        guard !ids.isEmpty else { return [] }
-        let levels = ids.map { Int64($0.level) }
-        let cells = ids.map(\.cell)
-        let rows = try await connection.query(
-            """
-            SELECT p.* FROM unnest(\(levels)::BIGINT[], \(cells)::BIGINT[]) AS i(l, c)
-            CROSS JOIN LATERAL (
-                SELECT \(unescaped: Self.columns) FROM place_cells WHERE level = i.l AND cell = i.c OFFSET 0
-            ) AS p
-            """, logger: logger)
-        return try await decodeRows(rows)
-    }
-
-    private func decodeRows(_ rows: PostgresRowSequence) async throws -> [CellRow] {
-        var found: [CellRow] = []
-        for try await row in rows {
-            let row = row.makeRandomAccess()
-            func summary(_ first: Int) throws -> CellSummary {
-                CellSummary(
-                    count: Int(try row[first].decode(Int64.self)), sumLat: try row[first + 1].decode(Double.self),
-                    sumLng: try row[first + 2].decode(Double.self), minLat: try row[first + 3].decode(Double.self),
-                    maxLat: try row[first + 4].decode(Double.self), minLng: try row[first + 5].decode(Double.self),
-                    maxLng: try row[first + 6].decode(Double.self))
-            }
-            found.append(
-                CellRow(
-                    level: Int(try row[0].decode(Int32.self)), cell: try row[1].decode(Int64.self),
-                    all: try summary(2), reviewed: try summary(9)))
-        }
-        return found
-    }
-
-    /// The stored rows of one level whose cells fall in these key runs.
-    func rows(level: Int, runs: [ClosedRange<Int64>]) async throws -> [CellRow] {
-        guard !runs.isEmpty else { return [] }
-        let lows = runs.map(\.lowerBound)
-        let highs = runs.map(\.upperBound)
-        return try await decodeRows(
-            connection.query(
-                """
-                SELECT p.* FROM unnest(\(lows)::BIGINT[], \(highs)::BIGINT[]) AS r(lo, hi)
-                CROSS JOIN LATERAL (
-                    SELECT \(unescaped: Self.columns) FROM place_cells
-                    WHERE level = \(Int32(level)) AND cell BETWEEN r.lo AND r.hi OFFSET 0
-                ) AS p
-                """, logger: logger))
-    }
-
-    /// The places whose keys fall in these ranges.
-    func members(in ranges: [ClosedRange<Int64>], reviewedOnly: Bool = false) async throws -> [CellMember] {
-        guard !ranges.isEmpty else { return [] }
-        let lows = ranges.map(\.lowerBound)
-        let highs = ranges.map(\.upperBound)
-        let rows = try await connection.query(
-            """
-            SELECT p.id, p.cell, p.lat, p.lng, p.review_count
-            FROM unnest(\(lows)::BIGINT[], \(highs)::BIGINT[]) AS r(lo, hi)
-            CROSS JOIN LATERAL (
-                SELECT id, cell, lat, lng, review_count FROM places
-                WHERE cell BETWEEN r.lo AND r.hi AND (NOT \(reviewedOnly) OR review_count > 0) OFFSET 0
-            ) AS p
-            """, logger: logger)
-        var members: [CellMember] = []
-        for try await (id, key, lat, lng, reviews) in rows.decode((Int64, Int64, Double, Double, Int64).self) {
-            members.append(CellMember(id: id, key: key, lat: lat, lng: lng, reviewed: reviews > 0))
-        }
-        return members
-    }
 
     /// A place as the cluster rows count it.
     func member(id: Int64) async throws -> CellMember? {
@@ -175,17 +101,31 @@ struct PostgresPlaceCells {
     }
 
     /// Builds every row anew from the places, in one pass over the cell index (after an import
-    /// or a removed source).
-    func rebuild() async throws {
+    /// or a removed source). The places come in pages of `rebuildPage`, each as one row of
+    /// arrays (`PostgresPlaceCells+Reads.swift`): row by row, decoding 1,000,000 places took the
+    /// client 2.6 s of the build.
+    func rebuild(page: Int = rebuildPage) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
         var builder = CellRowBuilder()
-        let rows = try await connection.query(
-            "SELECT cell, lat, lng, review_count > 0 FROM places ORDER BY cell", logger: logger)
-        for try await (key, lat, lng, reviewed) in rows.decode((Int64, Double, Double, Bool).self) {
-            builder.add(key: key, lat: lat, lng: lng, reviewed: reviewed)
+        var after = (cell: Int64.min, id: Int64.min)
+        let limit = max(1, page)
+        while true {
+            let page = try await places(after: after, limit: limit)
+            for index in page.keys.indices {
+                // The pages come in key order (their subquery's ORDER BY); the builder needs it.
+                guard page.keys[index] >= after.cell else {
+                    throw StorageError.unexpectedAnswer("the places in cell order")
+                }
+                after = (page.keys[index], page.ids[index])
+                builder.add(
+                    key: page.keys[index], lat: page.lats[index], lng: page.lngs[index], reviewed: page.reviewed[index])
+            }
+            if page.keys.count < limit { break }
         }
         builder.finish()
         try await connection.query("DELETE FROM place_cells", logger: logger)
         try await store(builder.rows)
     }
+
+    static let rebuildPage = 100_000
 }

@@ -17,7 +17,9 @@ extension PostgresPlaceStore {
             while let need = builder.need {
                 switch need {
                 case .rows(let level, let ids):
-                    builder.receive(rows: try await cells.rows(level: level, runs: PlaceCells.runs(ids)))
+                    builder.receive(
+                        rows: try await cells.rows(
+                            level: level, runs: PlaceCells.runs(ids), reviewedOnly: query.reviewedOnly))
                 case .members(let ranges, let reviewedOnly):
                     builder.receive(members: try await cells.members(in: ranges, reviewedOnly: reviewedOnly))
                 case .places(let ids):

@@ -7,6 +7,9 @@ public enum StorageError: Error, CustomStringConvertible {
     case spatialiteCallFailed(String)
     /// A row written in the current transaction could not be read back.
     case rowVanished(String)
+    /// An answer of the database did not have the shape its statement gives (for example
+    /// aggregated columns of different lengths).
+    case unexpectedAnswer(String)
 
     public var description: String {
         switch self {
@@ -16,6 +19,8 @@ public enum StorageError: Error, CustomStringConvertible {
             "SpatiaLite call failed: \(call)"
         case .rowVanished(let table):
             "a \(table) row written in this transaction is missing"
+        case .unexpectedAnswer(let what):
+            "the database answered \(what) in an unexpected shape"
         }
     }
 }
