@@ -92,7 +92,8 @@ extension AuditEntry: JSONWritable {
             writer.key("id")
             writer.value(id)
             writer.key("moderator_id")
-            if let moderatorID { writer.value(moderatorID) } else { writer.value(nil as String?) }  // null: the operator
+            // null: the operator
+            if let moderatorID { writer.value(moderatorID) } else { writer.value(nil as String?) }
             writer.key("action")
             writer.value(action)
             writer.key("target_type")
