@@ -42,10 +42,17 @@ extension PostgresPlaceCells {
     }
 
     /// The places whose keys fall in these ranges.
-    func members(in ranges: [ClosedRange<Int64>], reviewedOnly: Bool = false) async throws -> [CellMember] {
+    /// - Parameter box: a view's box: places outside it are left out here (the view tests each
+    ///   place it gets against the box again; the band along a box's edge is about half
+    ///   outside it, and every place sent costs the server and the client more than its test).
+    func members(
+        in ranges: [ClosedRange<Int64>], reviewedOnly: Bool = false, within box: ClusterQuery? = nil
+    ) async throws -> [CellMember] {
         guard !ranges.isEmpty else { return [] }
+        let spans = box?.longitudeSpans ?? [-180...180]
         let query = Self.membersQuery(
-            lows: ranges.map(\.lowerBound), highs: ranges.map(\.upperBound), reviewedOnly: reviewedOnly)
+            lows: ranges.map(\.lowerBound), highs: ranges.map(\.upperBound), reviewedOnly: reviewedOnly,
+            south: box?.south ?? -90, north: box?.north ?? 90, spans: (spans[0], spans.count > 1 ? spans[1] : spans[0]))
         var members: [CellMember] = []
         try await connection.forEachRow(query, preparedAs: MembersText.self, logger: logger) { row in
             let row = row.makeRandomAccess()
@@ -163,7 +170,10 @@ extension PostgresPlaceCells {
         """
     }
 
-    static func membersQuery(lows: [Int64], highs: [Int64], reviewedOnly: Bool) -> PostgresQuery {
+    static func membersQuery(
+        lows: [Int64], highs: [Int64], reviewedOnly: Bool, south: Double, north: Double,
+        spans: (ClosedRange<Double>, ClosedRange<Double>)
+    ) -> PostgresQuery {
         """
         SELECT coalesce(array_agg(p.id), '{}'), coalesce(array_agg(p.cell), '{}'),
             coalesce(array_agg(p.lat), '{}'), coalesce(array_agg(p.lng), '{}'),
@@ -173,6 +183,9 @@ extension PostgresPlaceCells {
             SELECT id, cell, lat, lng, review_count FROM places
             WHERE cell BETWEEN r.lo AND r.hi AND (NOT \(reviewedOnly) OR review_count > 0) OFFSET 0
         ) AS p
+        WHERE p.lat >= \(south) AND p.lat <= \(north)
+            AND (p.lng BETWEEN \(spans.0.lowerBound) AND \(spans.0.upperBound)
+                OR p.lng BETWEEN \(spans.1.lowerBound) AND \(spans.1.upperBound))
         """
     }
 
@@ -193,7 +206,8 @@ extension PostgresPlaceCells {
 
     enum MembersText: PreparedText {
         static let name = "place_cells_members"
-        static let text = membersQuery(lows: [], highs: [], reviewedOnly: false)
+        static let text = membersQuery(
+            lows: [], highs: [], reviewedOnly: false, south: 0, north: 0, spans: (0...0, 0...0))
     }
 }
 

@@ -21,7 +21,8 @@ extension PostgresPlaceStore {
                         rows: try await cells.rows(
                             level: level, runs: PlaceCells.runs(ids), reviewedOnly: query.reviewedOnly))
                 case .members(let ranges, let reviewedOnly):
-                    builder.receive(members: try await cells.members(in: ranges, reviewedOnly: reviewedOnly))
+                    builder.receive(
+                        members: try await cells.members(in: ranges, reviewedOnly: reviewedOnly, within: query))
                 case .places(let ids):
                     builder.receive(
                         places: try await Self.places(

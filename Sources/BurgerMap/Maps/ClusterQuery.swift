@@ -26,7 +26,7 @@ public struct ClusterQuery: Sendable, Hashable {
 
     /// The box as one or two longitude spans that do not wrap (`west > east` crosses the
     /// antimeridian, as in the viewport route).
-    var longitudeSpans: [ClosedRange<Double>] {
+    public var longitudeSpans: [ClosedRange<Double>] {
         west > east ? [west...180, -180...east] : [west...east]
     }
 
