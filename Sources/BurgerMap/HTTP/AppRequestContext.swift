@@ -25,7 +25,7 @@ public struct AppRequestContext: AuthRequestContext, RemoteAddressRequestContext
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress
         channel = source.channel
-        clientAddress = remoteAddress?.ipAddress.flatMap { IPAddress($0) }
+        clientAddress = remoteAddress.flatMap { IPAddress($0) }
     }
 
     public var responseEncoder: JSONEncoder { JSONCoding.encoder }

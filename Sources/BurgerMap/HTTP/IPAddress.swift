@@ -1,3 +1,5 @@
+import NIOCore
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -31,6 +33,24 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
             bytes.replaceSubrange(12..<16, with: four)
         }
         self.init(bytes: bytes)
+    }
+
+    /// The address of a peer as NIO reports it (`nil` for a Unix socket). Read from the socket
+    /// address's bytes: going through NIO's `ipAddress` text and parsing it back took an
+    /// `inet_ntop`, a string and an `inet_pton` on every request.
+    init?(_ address: SocketAddress) {
+        switch address {
+        case .v4(let v4):
+            // `s_addr` holds the four bytes in network order.
+            let value = UInt32(bigEndian: v4.address.sin_addr.s_addr)
+            self.init(high: 0, low: 0xFFFF_0000_0000 | UInt64(value))
+        case .v6(let v6):
+            var address = v6.address.sin6_addr
+            let bytes = withUnsafeBytes(of: &address) { Array($0) }
+            self.init(bytes: bytes)
+        case .unixDomainSocket:
+            return nil
+        }
     }
 
     init(bytes: [UInt8]) {

@@ -87,10 +87,12 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
     /// Whether the answer is of a type worth compressing and not encoded already.
     static func mayCompress(_ response: Response) -> Bool {
         let status = response.status.code
-        guard status >= 200, status != 204, status != 304, response.headers[.contentEncoding] == nil,
-            let type = response.headers[.contentType]
+        // The fields themselves: `headers[name]` joins every value of a name into a new string.
+        guard status >= 200, status != 204, status != 304,
+            !response.headers.contains(where: { $0.name == .contentEncoding }),
+            let type = response.headers.first(where: { $0.name == .contentType })
         else { return false }
-        return isCompressible(mediaType: type)
+        return isCompressible(mediaType: type.value)
     }
 
     /// Whether a `Content-Type` names text, JSON or YAML (`text/…`, `…/json`, `…+json`, `…/yaml`,

@@ -1,6 +1,8 @@
-import BurgerMap
 import HTTPTypes
+import NIOCore
 import Testing
+
+@testable import BurgerMap
 
 /// Which address a request's client gets: the socket peer, or what trusted proxies forwarded.
 @Suite("Client address through trusted proxies")
@@ -39,6 +41,20 @@ struct TrustedProxiesTests {
         // IPv6 clients are counted by their /64.
         #expect(IPAddress("2001:db8:1:2:aaaa::9")?.throttleKey == "2001:db8:1:2::/64")
         #expect(IPAddress("198.51.100.7")?.throttleKey == "198.51.100.7")
+    }
+
+    @Test("a socket peer's address reads as the same address as its text, for both families; a Unix socket has none")
+    func socketPeers() throws {
+        for text in ["0.0.0.0", "127.0.0.1", "255.255.255.255", "10.200.3.99", "198.51.100.7"] {
+            let peer = IPAddress(try SocketAddress(ipAddress: text, port: 443))
+            #expect(peer == IPAddress(text), "\(text)")
+            #expect(peer?.description == text)
+        }
+        for text in ["::1", "2001:db8:1:2:aaaa::9", "fd00::7", "::ffff:10.9.8.7", "ff02::1"] {
+            let peer = IPAddress(try SocketAddress(ipAddress: text, port: 443))
+            #expect(peer == IPAddress(text), "\(text)")
+        }
+        #expect(IPAddress(try SocketAddress(unixDomainSocketPath: "/tmp/burgermap.sock")) == nil)
     }
 
     @Test("forwarding headers count only when the socket peer is a trusted proxy")
