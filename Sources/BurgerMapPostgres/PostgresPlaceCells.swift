@@ -116,7 +116,8 @@ struct PostgresPlaceCells {
                 guard page.keys[index] >= after.cell else {
                     throw StorageError.unexpectedAnswer("the places in cell order")
                 }
-                after = (page.keys[index], page.ids[index])
+                // The greatest (cell, id) read so far starts the next page, whatever order ties came in.
+                if (page.keys[index], page.ids[index]) > after { after = (page.keys[index], page.ids[index]) }
                 builder.add(
                     key: page.keys[index], lat: page.lats[index], lng: page.lngs[index], reviewed: page.reviewed[index])
             }
