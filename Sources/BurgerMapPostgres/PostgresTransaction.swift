@@ -17,6 +17,30 @@ extension PostgresClient {
     }
 }
 
+extension PostgresClient {
+    /// Runs `body` in a read-only REPEATABLE READ transaction, so that all its reads see one
+    /// snapshot, begun by one statement (`withTransaction` followed by `SET TRANSACTION` took
+    /// two round trips). A body that fails is rolled back, as `withTransaction` does, and its
+    /// own error rethrown.
+    func readOnlySnapshot<Result>(
+        logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        try await withConnection(isolation: isolation) { connection in
+            try await connection.query("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+            let value: Result
+            do {
+                value = try await body(connection)
+            } catch {
+                _ = try? await connection.query("ROLLBACK", logger: logger)
+                throw error
+            }
+            try await connection.query("COMMIT", logger: logger)
+            return value
+        }
+    }
+}
+
 /// The constraint a statement violated, when it failed on a unique key (SQLSTATE 23505).
 func uniqueViolation(_ error: any Error) -> String? {
     guard let error = error as? PSQLError, error.code == .server, let info = error.serverInfo,
