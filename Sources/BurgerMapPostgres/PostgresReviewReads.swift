@@ -47,17 +47,27 @@ enum PostgresReviewReads {
     }
 
     /// The statement `reviews(keys:…)` runs: the review columns `review(_:)` reads, for the keys.
+    /// Without a viewer, `liked_by_me` and `bookmarked_by_me` are constants rather than lookups
+    /// of a NULL user (see `PostgresReviewStore.PlaceSignedOutText` for why the text differs).
     static func statement(keys: PostgresQuery, viewer: Int64?) -> PostgresQuery {
         // The keys query's own parameters come first; the viewer is the next one.
         var binds = keys.binds
-        binds.append(viewer)
-        let viewerParameter = "$\(binds.count)"
+        let viewerColumns: String
+        if let viewer {
+            binds.append(viewer)
+            let viewerParameter = "$\(binds.count)"
+            viewerColumns = """
+                EXISTS (SELECT 1 FROM review_likes WHERE user_id = \(viewerParameter) AND review_id = r.id),
+                       EXISTS (SELECT 1 FROM review_bookmarks WHERE user_id = \(viewerParameter) AND review_id = r.id)
+                """
+        } else {
+            viewerColumns = "false, false"
+        }
         let sql = """
             SELECT r.id, r.rating, r.text, r.like_count, r.bookmark_count, r.comment_count, r.created_at,
                    r.updated_at, p.id, p.name, p.lat, p.lng, \(userColumns),
                    coalesce(ph.ids, '{}'), coalesce(ph.widths, '{}'), coalesce(ph.heights, '{}'),
-                   EXISTS (SELECT 1 FROM review_likes WHERE user_id = \(viewerParameter) AND review_id = r.id),
-                   EXISTS (SELECT 1 FROM review_bookmarks WHERE user_id = \(viewerParameter) AND review_id = r.id),
+                   \(viewerColumns),
                    k.list_time, r.title
             FROM (\(keys.sql)) AS k (id, list_time)
             JOIN reviews AS r ON r.id = k.id
