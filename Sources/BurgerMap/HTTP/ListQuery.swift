@@ -1,5 +1,11 @@
 import Hummingbird
 
+/// The page sizes a list request may ask for, and the one it gets when it names none.
+public enum ListLimits {
+    public static let allowed = 1...100
+    public static let `default` = 20
+}
+
 /// The paging parameters of a list request: `limit` (1…100, default 20) and `cursor`, which must
 /// have been issued for the same list (`scope`: the route, its filters and, for personal lists,
 /// the viewer).
@@ -10,7 +16,7 @@ struct ListQuery {
 
     init(_ request: Request, cursors: CursorCodec, scope: String) throws {
         var reader = QueryReader(request)
-        limit = reader.int("limit", in: 1...100, default: 20)
+        limit = reader.int("limit", in: ListLimits.allowed, default: ListLimits.default)
         try reader.validate()
         after = try reader.text("cursor").map { try cursors.decode(TimeKey.self, from: $0, scope: scope) }
         self.scope = scope
