@@ -33,11 +33,8 @@ extension PostgresPlaceCells {
                         reviewed: reviewedOnly ? summary : .empty))
             }
         }
-        if reviewedOnly {
-            try await connection.forEachRow(query, preparedAs: LevelReviewedRowsText.self, logger: logger, decode)
-        } else {
-            try await connection.forEachRow(query, preparedAs: LevelRowsText.self, logger: logger, decode)
-        }
+        let text: any PreparedText.Type = reviewedOnly ? LevelReviewedRowsText.self : LevelRowsText.self
+        try await connection.forEachRow(query, preparedAs: text, logger: logger, decode)
         return found
     }
 
@@ -103,7 +100,7 @@ extension PostgresPlaceCells {
         return ([], [], [], [], [])
     }
 
-    private func decodeRows<Text: PreparedText>(_ query: PostgresQuery, _ text: Text.Type) async throws -> [CellRow] {
+    private func decodeRows(_ query: PostgresQuery, _ text: any PreparedText.Type) async throws -> [CellRow] {
         var found: [CellRow] = []
         try await connection.forEachRow(query, preparedAs: text, logger: logger) { row in
             let row = row.makeRandomAccess()

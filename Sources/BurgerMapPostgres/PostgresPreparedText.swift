@@ -12,7 +12,7 @@ import PostgresNIO
 /// Prepared, each pool connection parses a statement once, and after five executions with
 /// custom plans PostgreSQL keeps a generic plan when it does not look costlier (`EXPLAIN ANALYZE
 /// EXECUTE`: planning 2.9 ms the first time, 0.06 ms after).
-protocol PreparedText {
+protocol PreparedText: Sendable {
     /// The statement's name on each connection.
     static var name: String { get }
     /// The statement, built once from representative values (a `static let`; only its text is
@@ -33,19 +33,27 @@ struct PreparedTextStatement<Text: PreparedText>: PostgresPreparedStatement {
 }
 
 extension PostgresConnection {
-    /// Runs `query` as the prepared statement `text`, calling `each` for every row; as a plain
-    /// query when its text is not `text`'s (a test's other window, say).
-    func forEachRow<Text: PreparedText>(
-        _ query: PostgresQuery, preparedAs text: Text.Type, logger: Logger, _ each: (PostgresRow) throws -> Void
+    /// Runs `query`, calling `each` for every row: as the prepared statement `text` when its
+    /// text is `text`'s, otherwise (no `text`, or a call whose text differs, such as a test's
+    /// other window) as a plain query.
+    func forEachRow(
+        _ query: PostgresQuery, preparedAs text: (any PreparedText.Type)?, logger: Logger,
+        _ each: (PostgresRow) throws -> Void
     ) async throws {
-        if query.sql == PreparedTextStatement<Text>.sql {
-            for try await row in try await execute(PreparedTextStatement<Text>(bindings: query.binds), logger: logger) {
-                try each(row)
-            }
+        if let text, query.sql == text.text.sql {
+            try await forEachPreparedRow(query, text, logger: logger, each)
         } else {
             for try await row in try await self.query(query, logger: logger) {
                 try each(row)
             }
+        }
+    }
+
+    private func forEachPreparedRow<Text: PreparedText>(
+        _ query: PostgresQuery, _ text: Text.Type, logger: Logger, _ each: (PostgresRow) throws -> Void
+    ) async throws {
+        for try await row in try await execute(PreparedTextStatement<Text>(bindings: query.binds), logger: logger) {
+            try each(row)
         }
     }
 }

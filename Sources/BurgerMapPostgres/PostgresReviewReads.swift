@@ -23,21 +23,11 @@ enum PostgresReviewReads {
     /// One statement: the keys, the review rows, their photos (in position order, aggregated per
     /// review) and the viewer's likes and bookmarks are read in one snapshot, so a review deleted
     /// meanwhile is either whole or absent, and a page is one round trip however long it is.
-    static func reviews(keys: PostgresQuery, viewer: Int64?, on connection: PostgresConnection, logger: Logger)
-        async throws -> [(review: Review, listTime: Int64)]
-    {
-        let rows = try await connection.query(statement(keys: keys, viewer: viewer), logger: logger)
-        var reviews: [(review: Review, listTime: Int64)] = []
-        for try await row in rows {
-            reviews.append(try review(row.makeRandomAccess()))
-        }
-        return reviews
-    }
-
-    /// `reviews(keys:…)` with the statement prepared as `text` (see `PreparedText`).
-    static func reviews<Text: PreparedText>(
-        keys: PostgresQuery, viewer: Int64?, preparedAs text: Text.Type, on connection: PostgresConnection,
-        logger: Logger
+    ///
+    /// - Parameter text: the prepared statement to run it as (see `PreparedText`), if any.
+    static func reviews(
+        keys: PostgresQuery, viewer: Int64?, preparedAs text: (any PreparedText.Type)? = nil,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> [(review: Review, listTime: Int64)] {
         var reviews: [(review: Review, listTime: Int64)] = []
         try await connection.forEachRow(statement(keys: keys, viewer: viewer), preparedAs: text, logger: logger) {
@@ -115,18 +105,8 @@ enum PostgresReviewReads {
     /// A page of reviews from a keys query that selects up to `limit + 1` (id, list time) in list
     /// order: the extra one only says that more follow.
     static func reviewPage(
-        keys: PostgresQuery, limit: Int, viewer: Int64?, on connection: PostgresConnection, logger: Logger
-    ) async throws -> KeysetPage<Review> {
-        let rows = try await reviews(keys: keys, viewer: viewer, on: connection, logger: logger)
-        return KeysetPage(rows: rows, limit: limit, item: \.review) {
-            TimeKey(time: Timestamp(milliseconds: $0.listTime), id: $0.review.id)
-        }
-    }
-
-    /// `reviewPage(keys:…)` with the statement prepared as `text` (see `PreparedText`).
-    static func reviewPage<Text: PreparedText>(
-        keys: PostgresQuery, limit: Int, viewer: Int64?, preparedAs text: Text.Type, on connection: PostgresConnection,
-        logger: Logger
+        keys: PostgresQuery, limit: Int, viewer: Int64?, preparedAs text: (any PreparedText.Type)? = nil,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> KeysetPage<Review> {
         let rows = try await reviews(keys: keys, viewer: viewer, preparedAs: text, on: connection, logger: logger)
         return KeysetPage(rows: rows, limit: limit, item: \.review) {

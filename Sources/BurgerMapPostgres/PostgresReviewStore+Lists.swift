@@ -9,19 +9,18 @@ extension PostgresReviewStore {
         -> KeysetPage<Review>
     {
         let keys = Self.keys(scope, after: after, limit: limit, viewer: viewer)
+        let text: any PreparedText.Type =
+            switch (scope, viewer) {
+            case (.all, .some): AllText.self
+            case (.place, .some): PlaceText.self
+            case (.author, .some): AuthorText.self
+            case (.all, nil): AllSignedOutText.self
+            case (.place, nil): PlaceSignedOutText.self
+            case (.author, nil): AuthorSignedOutText.self
+            }
         return try await client.withConnection { connection in
-            func page<Text: PreparedText>(_ text: Text.Type) async throws -> KeysetPage<Review> {
-                try await PostgresReviewReads.reviewPage(
-                    keys: keys, limit: limit, viewer: viewer, preparedAs: text, on: connection, logger: logger)
-            }
-            return switch (scope, viewer) {
-            case (.all, .some): try await page(AllText.self)
-            case (.place, .some): try await page(PlaceText.self)
-            case (.author, .some): try await page(AuthorText.self)
-            case (.all, nil): try await page(AllSignedOutText.self)
-            case (.place, nil): try await page(PlaceSignedOutText.self)
-            case (.author, nil): try await page(AuthorSignedOutText.self)
-            }
+            try await PostgresReviewReads.reviewPage(
+                keys: keys, limit: limit, viewer: viewer, preparedAs: text, on: connection, logger: logger)
         }
     }
 
