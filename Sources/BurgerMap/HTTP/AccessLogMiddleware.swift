@@ -74,9 +74,9 @@ struct AccessLogMiddleware: RouterMiddleware {
         var metadata: Logger.Metadata = [
             "method": .string(request.method.rawValue),
             "route": .string(Self.route(context.endpointPath)),
-            "status": .stringConvertible(status),
+            "status": .string(String(status)),
             "duration_ms": .string(Self.milliseconds(elapsed)),
-            "bytes": .stringConvertible(bytes),
+            "bytes": .string(String(bytes)),
             "client": .string(context.clientText),
         ]
         if let query = request.uri.query, !query.isEmpty { metadata["query"] = .string(Self.redacted(query: query)) }

@@ -47,6 +47,15 @@ struct ServiceRoutesTests {
                     #"hb_requests{http_route="/v1/places/nearby",http_request_method="GET",http_response_status_code="200"}"#
                 ))
             #expect(text.contains(#"http_response_status_code="400"}"#))
+            // The refused request is an error of its route; the answered one is timed (the
+            // registry is the process's, so the counts include the other engine's run).
+            #expect(
+                text.contains(
+                    #"hb_request_errors{http_route="/v1/places/nearby",http_request_method="GET",error_type="400"} "#))
+            #expect(
+                text.contains(
+                    #"http_server_request_duration_count{http_route="/v1/places/nearby",http_request_method="GET",http_response_status_code="200"} "#
+                ))
             #expect(text.contains("burgermap_db_query_duration"))
         }
     }
