@@ -63,6 +63,23 @@ struct ResponseCompressionTests {
         }
     }
 
+    @Test("Vary gets Accept-Encoding once: not when it names it in any case or spacing, or is *")
+    func varyAddedOnce() {
+        func vary(_ values: [String]) -> [String] {
+            var headers = HTTPFields()
+            for value in values { headers.append(HTTPField(name: .vary, value: value)) }
+            ResponseCompressionMiddleware<AppRequestContext>.addVary(to: &headers)
+            return headers[values: .vary]
+        }
+        #expect(vary([]) == ["Accept-Encoding"])
+        #expect(vary(["Accept"]) == ["Accept", "Accept-Encoding"])
+        #expect(vary(["Accept-Encodings, Accept-Encodin"]) == ["Accept-Encodings, Accept-Encodin", "Accept-Encoding"])
+        #expect(vary(["Accept ,\tACCEPT-encoding\t, Origin"]) == ["Accept ,\tACCEPT-encoding\t, Origin"])
+        #expect(
+            vary(["Accept-Language", "Origin,  accept-encoding"]) == ["Accept-Language", "Origin,  accept-encoding"])
+        #expect(vary(["Origin, *"]) == ["Origin, *"])
+    }
+
     @Test("text, JSON and YAML media types are compressible in any case, with parameters and spaces")
     func compressibleTypes() {
         for type in [
