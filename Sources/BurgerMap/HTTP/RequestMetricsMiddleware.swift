@@ -56,6 +56,8 @@ struct RequestMetricsMiddleware: RouterMiddleware {
 
 /// The metric objects of each method and of each (route, method, status), made once: the
 /// metrics factory's own lookup takes its lock and builds the dimension arrays every time.
+/// Bounded as the exported series are: routes are the router's patterns (or `NotFound`), methods
+/// the HTTP parser's fixed list (it refuses others), statuses three digits.
 private final class MetricHandles: Sendable {
     struct Endpoint: Sendable {
         let requests: Counter
