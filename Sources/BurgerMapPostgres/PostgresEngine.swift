@@ -70,12 +70,8 @@ public final class PostgresEngine: Service, Sendable {
         logger: Logger = Logger(label: "burgermap.postgres")
     ) async throws -> PostgresEngine {
         if let schema, !isPlainIdentifier(schema) { throw PostgresEngineError.invalidSchema(schema) }
-        // The schema first; PostGIS's types and functions live in `public`. JIT off: it compiles
-        // a statement the planner prices high, and the planner cannot know that each of a cluster
-        // view's few hundred key ranges holds a few places: it compiled them in 300 ms of a 350 ms
-        // view (EXPLAIN ANALYZE). Set at connection start, it costs no statement per view (a
-        // `SET LOCAL` per view was a round trip of its own).
-        let startup = [("jit", "off")] + (schema.map { [("search_path", "\($0), public")] } ?? [])
+        // The schema first; PostGIS's types and functions live in `public`.
+        let startup = schema.map { [("search_path", "\($0), public")] } ?? []
 
         var connectionConfiguration = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
