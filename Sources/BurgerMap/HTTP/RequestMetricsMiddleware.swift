@@ -17,7 +17,13 @@ import Synchronization
 /// recorded once it is written.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
-    private let handles = MetricHandles()
+    private let handles: MetricHandles
+
+    /// - Parameter factory: where the metrics go (the process's metrics system; tests give a
+    ///   registry of their own).
+    init(factory: any MetricsFactory = MetricsSystem.factory) {
+        handles = MetricHandles(factory: factory)
+    }
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -76,14 +82,20 @@ private final class MetricHandles: Sendable {
         let status: Int
     }
 
+    private let factory: any MetricsFactory
     private let methods = Mutex<[HTTPRequest.Method: Meter]>([:])
     private let endpoints = Mutex<[EndpointKey: Endpoint]>([:])
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+    }
 
     func activeRequests(_ method: HTTPRequest.Method) -> Meter {
         methods.withLock { methods in
             if let meter = methods[method] { return meter }
             let meter = Meter(
-                label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)])
+                label: "http.server.active_requests", dimensions: [("http.request.method", method.rawValue)],
+                factory: factory)
             methods[method] = meter
             return meter
         }
@@ -98,15 +110,16 @@ private final class MetricHandles: Sendable {
                 ("http.response.status_code", String(status.code)),
             ]
             let endpoint = Endpoint(
-                requests: Counter(label: "hb.requests", dimensions: dimensions),
+                requests: Counter(label: "hb.requests", dimensions: dimensions, factory: factory),
                 duration: Metrics.Timer(
-                    label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds),
+                    label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
+                    factory: factory),
                 errors: Counter(
                     label: "hb.request.errors",
                     dimensions: [
                         ("http.route", route), ("http.request.method", method.rawValue),
                         ("error.type", String(status.code)),
-                    ]))
+                    ], factory: factory))
             endpoints[key] = endpoint
             return endpoint
         }
