@@ -41,11 +41,16 @@ struct AccessLogMiddleware: RouterMiddleware {
             log(request, context, status: 500, bytes: 0, start: start)
             throw error
         }
+        if request.method == .head {
+            // No body goes out: Hummingbird answers HEAD with GET's head and drops the body, so a
+            // wrapped stream would never be written, nor its line.
+            log(request, context, status: Int(response.status.code), bytes: 0, start: start)
+            return response
+        }
         if let length = response.body.contentLength {
             // A body whose length is known goes out as is (Hummingbird's one-write fast path for
-            // buffers stays): its bytes are its length (none for `HEAD`, whose head announces them).
-            let bytes = request.method == .head ? 0 : length
-            log(request, context, status: Int(response.status.code), bytes: bytes, start: start)
+            // buffers stays): its bytes are its length.
+            log(request, context, status: Int(response.status.code), bytes: length, start: start)
             return response
         }
         // A streamed body of unknown length: count what is written, and log once it ends.

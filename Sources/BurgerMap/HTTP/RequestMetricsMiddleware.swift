@@ -14,7 +14,7 @@ import Synchronization
 /// hop to the event loop, the first two each a `write(2)` of their own (`strace` of one
 /// `/health`). Here, as in `AccessLogMiddleware`, a body whose length is known is recorded when
 /// the answer is ready and goes out untouched; only a body of unknown length (a stream) is
-/// recorded once it is written.
+/// recorded once it is written (and a `HEAD` answer, which sends no body, when it is ready).
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     private let handles: MetricHandles
@@ -43,7 +43,9 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             throw error
         }
         let endpoint = handles.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
-        guard response.body.contentLength == nil else {
+        // A HEAD answer's body is dropped after this (Hummingbird answers HEAD with GET's head),
+        // so a wrapped stream would never record.
+        guard response.body.contentLength == nil, request.method != .head else {
             endpoint.record(since: start)
             active.decrement()
             return response

@@ -85,11 +85,11 @@ struct AccessLogTests {
         }
     }
 
-    @Test("streamed bodies are counted once written; the line is switchable; the id is kept when it is off")
+    @Test("streamed bodies are counted once written, a HEAD of one logged; the line is switchable; the id is kept")
     func streamedAndSwitchable() async throws {
         for enabled in [true, false] {
             let logs = CapturedLogs()
-            let router = Router(context: AppRequestContext.self)
+            let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
             router.add(middleware: AccessLogMiddleware(enabled: enabled))
             router.add(middleware: ProblemMiddleware())
             router.get("stream/:count") { _, context -> Response in
@@ -103,12 +103,16 @@ struct AccessLogTests {
                     uri: "/stream/3", method: .get, headers: [Self.requestID: "abc"])
                 #expect(response.body.readableBytes == 3003)
                 #expect(response.headers[Self.requestID] == "abc")
+                // HEAD answers GET's head and drops the stream, which is never written.
+                #expect(try await client.execute(uri: "/stream/2", method: .head).status == .ok)
             }
             let lines = Self.accessLines(logs)
             if enabled {
-                #expect(lines.count == 1)
+                #expect(lines.count == 2)
                 #expect(lines.first?.contains("\"bytes\": 3003") == true)
                 #expect(lines.first?.contains("\"route\": /stream/{count}") == true)
+                #expect(lines.last?.contains("\"method\": HEAD") == true)
+                #expect(lines.last?.contains("\"bytes\": 0") == true)
             } else {
                 #expect(lines.isEmpty)
             }

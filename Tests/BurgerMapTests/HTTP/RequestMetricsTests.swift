@@ -7,11 +7,11 @@ import Testing
 
 @Suite("Request metrics")
 struct RequestMetricsTests {
-    @Test("each answer is counted and timed once: a buffered one, a streamed one once written, an error")
+    @Test("each answer is counted and timed once: buffered, streamed once written, a HEAD of a stream, an error")
     func countedOnce() async throws {
         // A registry of the test's own: the process's is shared by every test running.
         let registry = PrometheusCollectorRegistry()
-        let router = Router(context: AppRequestContext.self)
+        let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestMetricsMiddleware(factory: PrometheusMetricsFactory(registry: registry)))
         router.get("buffered") { _, _ in "ok" }
         router.get("streamed") { _, _ -> Response in
@@ -23,6 +23,9 @@ struct RequestMetricsTests {
             #expect(try await client.execute(uri: "/buffered", method: .get).status == .ok)
             let streamed = try await client.execute(uri: "/streamed", method: .get)
             #expect(streamed.body.readableBytes == 3003)
+            // HEAD answers GET's head and drops its body, which is then never written.
+            let head = try await client.execute(uri: "/streamed", method: .head)
+            #expect(head.status == .ok && head.body.readableBytes == 0)
             #expect(try await client.execute(uri: "/refused", method: .get).status == .badRequest)
         }
         let text = registry.emitToString()
@@ -36,7 +39,12 @@ struct RequestMetricsTests {
                 #"hb_requests{http_route="/refused",http_request_method="GET",http_response_status_code="400"} 1"#))
         #expect(
             text.contains(#"hb_request_errors{http_route="/refused",http_request_method="GET",error_type="400"} 1"#))
+        #expect(
+            text.contains(
+                #"hb_requests{http_route="/streamed",http_request_method="HEAD",http_response_status_code="200"} 1"#))
         // None left in flight.
-        #expect(text.contains(#"http_server_active_requests{http_request_method="GET"} 0"#))
+        for method in ["GET", "HEAD"] {
+            #expect(text.contains(#"http_server_active_requests{http_request_method="\#(method)"} 0"#), "\(method)")
+        }
     }
 }
