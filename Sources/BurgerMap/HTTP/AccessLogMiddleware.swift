@@ -41,32 +41,10 @@ struct AccessLogMiddleware: RouterMiddleware {
             log(request, context, status: 500, bytes: 0, start: start)
             throw error
         }
-        if request.method == .head {
-            // No body goes out: Hummingbird answers HEAD with GET's head and drops the body, so a
-            // wrapped stream would never be written, nor its line.
-            log(request, context, status: Int(response.status.code), bytes: 0, start: start)
-            return response
-        }
-        if let length = response.body.contentLength {
-            // A body whose length is known goes out as is (Hummingbird's one-write fast path for
-            // buffers stays): its bytes are its length.
-            log(request, context, status: Int(response.status.code), bytes: length, start: start)
-            return response
-        }
-        // A streamed body of unknown length: count what is written, and log once it ends.
-        let body = response.body
         let status = Int(response.status.code)
         let finalContext = context
-        response.body = ResponseBody { writer in
-            let counting = CountingBodyWriter(base: writer)
-            let counter = counting.counter
-            do {
-                try await body.write(counting)
-            } catch {
-                log(request, finalContext, status: status, bytes: counter.value, start: start, failed: true)
-                throw error
-            }
-            log(request, finalContext, status: status, bytes: counter.value, start: start)
+        response.whenSent(for: request) { sent in
+            log(request, finalContext, status: status, bytes: sent.bytes, start: start, failed: sent.failed)
         }
         return response
     }
@@ -160,29 +138,5 @@ struct AccessLogMiddleware: RouterMiddleware {
         let micros = duration.nanoseconds / 1000
         let fraction = String(micros % 1000)
         return "\(micros / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
-    }
-}
-
-/// Passes a response body through and counts its bytes (for the access log).
-struct CountingBodyWriter: ResponseBodyWriter {
-    final class Counter: @unchecked Sendable {
-        var value = 0
-    }
-
-    var base: any ResponseBodyWriter
-    let counter = Counter()
-
-    mutating func write(_ buffer: ByteBuffer) async throws {
-        counter.value += buffer.readableBytes
-        try await base.write(buffer)
-    }
-
-    mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
-        for buffer in buffers { counter.value += buffer.readableBytes }
-        try await base.write(contentsOf: buffers)
-    }
-
-    consuming func finish(_ trailingHeaders: HTTPFields?) async throws {
-        try await base.finish(trailingHeaders)
     }
 }

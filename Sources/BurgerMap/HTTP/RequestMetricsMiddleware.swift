@@ -8,13 +8,10 @@ import Synchronization
 /// `MetricsMiddleware` (`hb.requests`, `http.server.request.duration`, `hb.request.errors`,
 /// `http.server.active_requests`), so `/metrics` reads as it did.
 ///
-/// Written here rather than using Hummingbird's because that one wraps every response body in a
-/// closure to record after the body is written, which turns off Hummingbird's one-write path for
-/// a body held in one buffer: head, body and end then went to the channel as three writes, each a
-/// hop to the event loop, the first two each a `write(2)` of their own (`strace` of one
-/// `/health`). Here, as in `AccessLogMiddleware`, a body whose length is known is recorded when
-/// the answer is ready and goes out untouched; only a body of unknown length (a stream) is
-/// recorded once it is written (and a `HEAD` answer, which sends no body, when it is ready).
+/// Written here rather than using Hummingbird's because that one wraps every response body to
+/// record after it is written, which takes a buffered answer off Hummingbird's one-write path
+/// (`Response.whenSent` says what that cost). Here an answer is recorded by `whenSent`'s rule,
+/// the access log's.
 struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     private let handles: MetricHandles
@@ -43,20 +40,9 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             throw error
         }
         let endpoint = handles.endpoint(context.endpointPath ?? "Unknown", request.method, response.status)
-        // A HEAD answer's body is dropped after this (Hummingbird answers HEAD with GET's head),
-        // so a wrapped stream would never record.
-        guard response.body.contentLength == nil, request.method != .head else {
+        response.whenSent(for: request) { _ in
             endpoint.record(since: start)
             active.decrement()
-            return response
-        }
-        let body = response.body
-        response.body = ResponseBody { writer in
-            defer {
-                endpoint.record(since: start)
-                active.decrement()
-            }
-            try await body.write(writer)
         }
         return response
     }
