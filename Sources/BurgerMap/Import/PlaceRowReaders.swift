@@ -60,7 +60,13 @@ struct CSVPlaceRowReader: PlaceRowReader {
             (\PlaceRow.name, "name"), (\.latitude, "latitude or lat"), (\.longitude, "longitude, lng or lon"),
         ]
         where !found.contains(required) {
-            throw ImportError.notADataset(path: path, reason: "the header has no \(label) column")
+            var reason = "the header has no \(label) column"
+            // A file exported with another separator reads as one column holding all the names.
+            if header.count == 1, let separator = [";", "\t", "|"].first(where: { header[0].contains($0) }) {
+                reason +=
+                    " (its names are separated by \(separator == "\t" ? "tabs" : "`\(separator)`"): save the file as comma-separated)"
+            }
+            throw ImportError.notADataset(path: path, reason: reason)
         }
     }
 

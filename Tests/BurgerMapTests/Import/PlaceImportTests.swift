@@ -168,6 +168,17 @@ struct PlaceImportTests {
         #expect(throws: ImportError.self) { try importer.run(file: environment.folder) }
         let noColumns = try environment.file("x.csv", "title,x,y\nA,1,2\n")
         #expect(throws: ImportError.self) { try importer.run(file: noColumns) }
+        // A file with another separator: the message says what to change.
+        for (separator, named) in [(";", "`;`"), ("\t", "tabs")] {
+            let header = ["name", "lat", "lng"].joined(separator: separator)
+            let other = try environment.file("other.csv", "\(header)\nA\(separator)1\(separator)2\n")
+            let error = #expect(throws: ImportError.self) { try importer.run(file: other) }
+            #expect(
+                error.map { "\($0)" }?.hasSuffix(
+                    "the header has no name column (its names are separated by \(named): save the file as comma-separated)"
+                )
+                    == true)
+        }
         let notJSON = try environment.file("x.geojson", "[1,2,3]")
         #expect(throws: ImportError.self) { try importer.run(file: notJSON) }
         #expect(try await count(environment, "SELECT count(*) FROM places") == 0)
