@@ -22,7 +22,8 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     case notImplemented = "not_implemented"
     case expectationFailed = "expectation_failed"
     case `internal`
-    /// The database cannot be reached for now (`503` with `Retry-After`).
+    /// The service cannot answer for now (`503` with `Retry-After`): the database cannot be
+    /// reached, or every slot for a search of two characters is taken.
     case serviceUnavailable = "service_unavailable"
 
     /// The HTTP status that goes with the code.

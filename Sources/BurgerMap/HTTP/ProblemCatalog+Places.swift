@@ -31,6 +31,11 @@ extension ProblemCatalog {
             .english: "{field} needs lat and lng", .korean: "{field}을(를) 쓰려면 lat과 lng가 필요합니다",
             .japanese: "{field} には lat と lng が必要です",
         ],
+        .searchScansBusy: [
+            .english: "Other searches of two characters are running; retry in a moment, or add a character.",
+            .korean: "두 글자 검색이 이미 실행 중입니다. 잠시 후 다시 시도하거나 글자를 더 입력하세요.",
+            .japanese: "2文字の検索がほかに実行中です。少し待ってから再試行するか、文字を追加してください。",
+        ],
         .notPlaceCreator: [
             .english: "Only the user who added the place may change or delete it.",
             .korean: "장소를 등록한 사용자만 수정하거나 삭제할 수 있습니다.",

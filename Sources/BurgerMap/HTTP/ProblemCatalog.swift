@@ -43,7 +43,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case fieldObjectionable
     case emailInvalid, nicknameSpaces
     case bboxRequired, bboxMalformed, bboxLongitudes, bboxLatitudes, bboxSouthAboveNorth
-    case searchQueryNoLetters, searchRadiusWithoutPoint
+    case searchQueryNoLetters, searchRadiusWithoutPoint, searchScansBusy
     // Changing places.
     case notPlaceCreator, placeHasReviews
     // The LookForRealBurger routes.

@@ -3,9 +3,10 @@ import Metrics
 import NIOPosix
 import Synchronization
 
-/// The cores image work may occupy. Each job holds one while it runs; a job may borrow a second
-/// one for a helper thread only when one is idle, so threads busy with images never outnumber
-/// the cores.
+/// The cores one kind of work may occupy: image work (each job holds one while it runs; a job
+/// may borrow a second one for a helper thread only when one is idle, so threads busy with
+/// images never outnumber the cores), and searches that scan every place's name
+/// (`ServiceDependencies.searchScans`).
 public final class CoreBudget: Sendable {
     private let busy = Atomic<Int>(0)
     public let cores: Int

@@ -15,6 +15,16 @@ extension PlacesController {
     /// control characters, and hold a letter, digit or symbol: anything else is
     /// `400 validation_failed`, never a scan of every place. Every character of `q` (`%`, `_`,
     /// `"`, `*` and `\` included) matches only itself.
+    ///
+    /// A query of two code points (once folded) has no trigram, so both engines look for it by
+    /// scanning the folded names, which takes 0.3–0.4 s over 1,000,000 places when few hold the
+    /// pair (`scripts/bench-search --engines`). Such searches take one of `searchScans`' cores
+    /// while they run (half the machine's), and one that finds none idle is answered
+    /// `503 service_unavailable` with `Retry-After: 1` at once: waiting in a queue would hold
+    /// connections for whoever sends them fastest. With eight connections sending `q=zz` to a
+    /// server on 1,000,000 places (2 cores, `scripts/bench-search-flood`, medians of 3), nearby
+    /// searches beside them kept 0.28× of their throughput alone and `/health` answered in
+    /// 1,120 ms at the 99th percentile without the bound; with it, 0.49× and 4.6 ms.
     @Sendable func search(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         let raw = reader.text("q")?.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -55,6 +65,13 @@ extension PlacesController {
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(SearchKey.self, from: cursor, scope: scope)
         }
+        let scans = folded.unicodeScalars.count < 3
+        if scans {
+            guard searchScans.borrow() else {
+                throw Problem(.serviceUnavailable, .searchScansBusy, headers: [.retryAfter: "1"])
+            }
+        }
+        defer { if scans { searchScans.giveBack() } }
         let page = try await store.searchPlaces(query)
         let next = page.hasMore ? page.items.last.map { cursors.encode($0.key, scope: scope) } : nil
         return Page(items: page.items, nextCursor: next).response(for: request, format: format)

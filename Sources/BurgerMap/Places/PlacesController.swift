@@ -5,6 +5,8 @@ struct PlacesController {
     let store: any PlaceStore
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
+    /// The cores that searches of two characters may occupy at once.
+    let searchScans: CoreBudget
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {

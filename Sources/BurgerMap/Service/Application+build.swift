@@ -70,6 +70,10 @@ public struct ServiceDependencies: Sendable {
     public var writeLimits = WriteLimits()
     /// When reports hide content.
     public var reportRules = ReportRules()
+    /// The cores that searches of two characters may occupy at once (half of them): such a
+    /// query has no trigram, so both engines scan the folded names for it (see
+    /// `PlacesController.search`).
+    public var searchScans = CoreBudget(cores: ProcessInfo.processInfo.activeProcessorCount / 2)
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -111,7 +115,10 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ServiceController(health: HealthAnswer(health: stores.health), metrics: ServiceMetrics.registry).endpoints(
             servesMetrics: servesMetrics))
     router.addRoutes(
-        PlacesController(store: stores.places, cursors: cursors, authentication: authentication).endpoints,
+        PlacesController(
+            store: stores.places, cursors: cursors, authentication: authentication,
+            searchScans: dependencies.searchScans
+        ).endpoints,
         atPath: "/v1/places")
     router.addRoutes(
         AuthController(store: stores.accounts, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")

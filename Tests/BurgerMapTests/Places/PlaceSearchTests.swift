@@ -151,6 +151,36 @@ struct PlaceSearchTests {
         }
     }
 
+    @Test(
+        "a two-character search that finds every scan slot taken is 503 with Retry-After; longer ones go on",
+        arguments: StoreEngine.allCases)
+    func scanSlots(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        let places = try await environment.insert([
+            PlaceDraft(name: "Jazz Burger", lat: 1, lng: 1), PlaceDraft(name: "Pizza Uno", lat: 2, lng: 2),
+        ])
+        let scans = CoreBudget(cores: 1)
+        environment.searchScans = scans
+        try await environment.withClient { client in
+            #expect(try await client.searchIDs("zz") == [places[0].id, places[1].id])
+            // Another two-character search holds the only slot.
+            #expect(scans.borrow())
+            let busy = try await client.send(.get, searchURI(["q": "zz"]), language: "ja")
+            #expect(busy.status == .serviceUnavailable)
+            #expect(busy.headers[.retryAfter] == "1")
+            let body = try json(busy)
+            #expect(body["code"] as? String == "service_unavailable")
+            #expect(body["detail"] as? String == "2文字の検索がほかに実行中です。少し待ってから再試行するか、文字を追加してください。")
+            // Three characters or more go through the trigram index without a slot.
+            #expect(try await client.searchIDs("jazz") == [places[0].id])
+            #expect(try await client.searchIDs("izz") == [places[1].id])
+            scans.giveBack()
+            // Each search gives its slot back: two in a row both answer.
+            #expect(try await client.searchIDs("zz") == [places[0].id, places[1].id])
+            #expect(try await client.searchIDs("bu") == [places[0].id])
+        }
+    }
+
     @Test("SQL, LIKE and FTS syntax in a query matches itself literally", arguments: StoreEngine.allCases)
     func literalSyntax(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)

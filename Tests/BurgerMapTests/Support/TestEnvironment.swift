@@ -54,6 +54,9 @@ final class TestEnvironment: @unchecked Sendable {
 
     /// When reports hide content, in the routers this environment builds (the service's default).
     var reportRules = ReportRules()
+    /// The cores two-character searches may occupy in the routers this environment builds;
+    /// `nil` keeps the service's default.
+    var searchScans: CoreBudget?
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -119,6 +122,7 @@ final class TestEnvironment: @unchecked Sendable {
         dependencies.lslp = lslp
         dependencies.writeLimits = writeLimits
         dependencies.reportRules = reportRules
+        if let searchScans { dependencies.searchScans = searchScans }
         return buildRouter(dependencies)
     }
 
