@@ -71,7 +71,7 @@ struct PostgresSearchTiers: SearchTierSource {
                     binds: bindings), logger: logger)
             for try await count in count.decode(Int64.self) where count > cap { return nil }
         case .nameSubstring, .addressOnly:
-            if text.unicodeScalars.count >= 3 {
+            if SearchText.hasTrigrams(text) {
                 bindings.append("%" + PostgresPlaceStore.escapedForLike(text) + "%")
                 found =
                     tiers.contains(.nameSubstring)

@@ -65,7 +65,7 @@ extension PlacesController {
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(SearchKey.self, from: cursor, scope: scope)
         }
-        let scans = folded.unicodeScalars.count < 3
+        let scans = !SearchText.hasTrigrams(folded)
         if scans {
             guard searchScans.borrow() else {
                 throw Problem(.serviceUnavailable, .searchScansBusy, headers: [.retryAfter: "1"])

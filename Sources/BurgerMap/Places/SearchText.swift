@@ -35,6 +35,12 @@ public enum SearchText {
         return String(scalars).precomposedStringWithCanonicalMapping
     }
 
+    /// Whether a folded query has a trigram (3 code points or more), so that the trigram indexes
+    /// can find its substrings; a shorter one is found by scanning the folded names.
+    public static func hasTrigrams(_ folded: String) -> Bool {
+        folded.unicodeScalars.count >= 3
+    }
+
     /// Whether `text` holds at least one character that is neither punctuation, a separator nor
     /// a control character (a letter, a digit or a symbol such as 🍔).
     public static func hasSearchableCharacter(_ text: String) -> Bool {

@@ -84,7 +84,7 @@ public enum TieredSearch {
             // whose cost until the cap is the cap over the share of places that match: a tenth
             // of the cap keeps a common one cheap ("#1", 11% of the benchmark's places: 10.2 ms
             // with 2,000, measured below with 200).
-            let cap = bySubstring && query.text.unicodeScalars.count < 3 ? matchCap / 10 : matchCap
+            let cap = bySubstring && !SearchText.hasTrigrams(query.text) ? matchCap / 10 : matchCap
             if bySubstring {
                 let need = wanted - found.count
                 if let walked = try await source.searchShortWalk(

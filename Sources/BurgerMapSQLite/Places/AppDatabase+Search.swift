@@ -94,7 +94,7 @@ struct SearchTiers: SearchTierSource {
     }
 
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
-        let trigrams = text.unicodeScalars.count >= 3
+        let trigrams = SearchText.hasTrigrams(text)
         var second: String?
         switch tiers.first! {
         case .exactName: break
