@@ -104,6 +104,14 @@ public struct PostgresAccountStore: AccountStore {
         return nil
     }
 
+    public func replacePasswordHash(userID: Int64, from old: String, to new: String) async throws -> Bool {
+        let rows = try await client.query(
+            "UPDATE users SET password_hash = \(new) WHERE id = \(userID) AND password_hash = \(old) RETURNING id",
+            logger: logger)
+        for try await _ in rows { return true }
+        return false
+    }
+
     /// One account, or `nil`.
     public func user(id: Int64) async throws -> User? {
         try await Self.users(

@@ -71,7 +71,24 @@ struct PostgresNearestSearch {
                 }
                 return NearbyPage(items: items, hasMore: keyed.count > query.limit)
             }
+            // With filters, the walk stops at `ReadBounds.filteredNearbyCandidates`: the places
+            // nearer than every unseen one make the page, and the next resumes there. The walk's
+            // planar order proves distances loosely (a place due east at planar distance d may be
+            // as near as d·cos(latitude)), so a page far out in a dense area may prove nothing
+            // new at that size: then it walks further, four times as far each time, until it does.
+            let bounded = textTest == nil && (query.reviewedOnly || query.minRating != nil || query.category != nil)
+            if bounded, fetch >= ReadBounds.filteredNearbyCandidates, unseen > (query.after?.distanceM ?? -1) {
+                let items = try keyed.prefix { $0.key.distanceM < unseen }.prefix(query.limit).map {
+                    NearbyPlace(
+                        place: try PostgresPlaceStore.place($0.row.makeRandomAccess()), distanceM: $0.key.distanceM)
+                }
+                return NearbyPage(items: items, hasMore: true, resumeAfter: NearbyKey(distanceM: unseen, id: 0))
+            }
+            let previous = fetch
             fetch = Candidates.sizes.first { $0 >= fetch * 4 } ?? fetch * 4
+            if bounded, previous < ReadBounds.filteredNearbyCandidates {
+                fetch = min(fetch, ReadBounds.filteredNearbyCandidates)
+            }
             if fetch > maxFetch { return nil }
         }
     }

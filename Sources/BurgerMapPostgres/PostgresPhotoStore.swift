@@ -17,6 +17,22 @@ public struct PostgresPhotoStore: PhotoStore {
         return ids
     }
 
+    /// The ids among `ids` that have rows. An identity column's values are never handed out
+    /// twice, even by a transaction that rolled back; the sequence is still moved past the
+    /// highest id, as on SQLite, so that the rule holds for any id a folder names.
+    public func settleStagedPhotoIDs(_ ids: [Int64]) async throws -> Set<Int64> {
+        guard let highest = ids.max() else { return [] }
+        try await client.query(
+            """
+            SELECT setval(sequence, GREATEST(\(highest), nextval(sequence)))
+            FROM pg_get_serial_sequence('photos', 'id') AS sequence
+            """, logger: logger)
+        var found: Set<Int64> = []
+        let rows = try await client.query("SELECT id FROM photos WHERE id = ANY(\(ids))", logger: logger)
+        for try await id in rows.decode(Int64.self) { found.insert(id) }
+        return found
+    }
+
     /// Stores photos uploaded ahead of their review (see `PhotoStore.addPendingPhotos`).
     public func addPendingPhotos(
         owner: Int64, photos: [PhotoSize], at time: Timestamp, beforeCommit: @Sendable ([Int64]) throws -> Void

@@ -65,36 +65,6 @@ public struct PostgresPlaceStore: PlaceStore {
         try await PostgresNearestSearch(query: query, client: client, logger: logger).page()
     }
 
-    /// Places inside a viewport, most-reviewed first (ties by id); one more than the limit is
-    /// fetched to know `truncated`.
-    ///
-    /// Not a prepared statement on purpose: the best plan depends on the box. A small one is a
-    /// bitmap scan of `places_by_geom`, a wide one a walk of `places_by_review_count` until the
-    /// limit is full; a prepared statement may switch to a generic plan after five executions,
-    /// and that plan (the bitmap scan, estimated at 100 rows) took 2.1 s on a box holding all
-    /// of 1,000,000 places, against 0.7 ms planned with the values.
-    public func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult {
-        // Longitude spans that do not wrap; a second span only when the box crosses the antimeridian.
-        let spans = query.longitudeSpans
-        let first = spans[0]
-        let second = spans.count > 1 ? spans[1] : spans[0]
-        // The GiST index on the point finds candidates by box in degrees (its boxes are
-        // 32-bit floats rounded outwards); the exact test is on the stored lat/lng.
-        let places = try await Self.places(
-            client.query(
-                """
-                SELECT \(unescaped: Self.columns) FROM places
-                WHERE (\(unescaped: Self.point) && ST_MakeEnvelope(\(first.lowerBound), \(query.south), \(first.upperBound), \(query.north), 4326)
-                    OR \(unescaped: Self.point) && ST_MakeEnvelope(\(second.lowerBound), \(query.south), \(second.upperBound), \(query.north), 4326))
-                  AND lat BETWEEN \(query.south) AND \(query.north)
-                  AND (lng BETWEEN \(first.lowerBound) AND \(first.upperBound)
-                    OR lng BETWEEN \(second.lowerBound) AND \(second.upperBound))
-                ORDER BY review_count DESC, id
-                LIMIT \(Int64(query.limit) + 1)
-                """, logger: logger))
-        return ViewportResult(items: Array(places.prefix(query.limit)), truncated: places.count > query.limit)
-    }
-
     public func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool) {
         let now = Timestamp.now().milliseconds
         // Without a source and an external id the unique index never conflicts: a plain insert.

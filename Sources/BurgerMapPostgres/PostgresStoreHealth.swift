@@ -45,7 +45,36 @@ public struct PostgresStoreHealth: StoreHealth {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed:
             return true
         default:
-            return false
+            // The server ended the session (57P01 `admin_shutdown`, a restart, a terminated
+            // backend) or the connection failed (class 08): the next attempt reconnects.
+            let state = error.serverInfo?[.sqlState] ?? ""
+            return state.hasPrefix("57P") || state.hasPrefix("08")
+        }
+    }
+
+    /// SQLSTATE 53100 (`disk_full`) and 25006 (`read_only_sql_transaction`: a read-only
+    /// server, a standby, `default_transaction_read_only`) are faults of the machine.
+    public func storageFault(_ error: any Error) -> StorageFault? {
+        guard let error = error as? PSQLError, let state = error.serverInfo?[.sqlState] else { return nil }
+        switch state {
+        case "53100": return StorageFault(.full, .database)
+        case "25006": return StorageFault(.readOnly, .database)
+        default: return nil
+        }
+    }
+
+    /// Writes a new version of one row of `burgermap_migrations` (the value it had), in a
+    /// transaction of its own: it fails exactly when other writes would.
+    public func probeWrite() async -> StorageFault? {
+        do {
+            try await client.query(
+                """
+                UPDATE burgermap_migrations SET name = name
+                WHERE name = (SELECT min(name) FROM burgermap_migrations)
+                """, logger: logger)
+            return nil
+        } catch {
+            return storageFault(error) ?? (isOutage(error) ? nil : StorageFault(.readOnly, .database))
         }
     }
 

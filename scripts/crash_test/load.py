@@ -290,6 +290,7 @@ class Worker(threading.Thread):
             return
         with self.model.lock:
             self.model.avatars[self.user["id"]] = int(match.group(1))
+            self.model.photo_ids[int(match.group(1))] = ("avatar", self.user["id"])
 
     def do_refresh(self):
         answer = self.send("refresh", "POST", "/v1/auth/refresh", {"refresh_token": self.user["refresh"]}, auth=False)

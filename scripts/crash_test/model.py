@@ -23,6 +23,7 @@ class Model:
         self.comments = {}  # id -> dict(review, author, token, state)
         self.comment_tokens = {}  # token -> id, or None while the creation's answer was lost
         self.avatars = {}  # user -> photo id of the last acknowledged avatar, None when unknown
+        self.photo_ids = {}  # photo id an acknowledged answer named -> ("review", id) or ("avatar", user)
         self.not_found = []  # (what, id, review id) answered 404: the review must be gone at the end
         self.acknowledged = collections.Counter()
         self.unknown = collections.Counter()
@@ -40,6 +41,7 @@ class Model:
                 author=spec["author"], place=spec["place"], ratings={spec["rating"]}, token=token,
                 photos=spec["photos"], state=LIVE)
             self.review_ids.append(review["id"])
+            self.photo_ids.update((photo["id"], ("review", review["id"])) for photo in review["photos"])
 
     def live_reviews(self):
         """Review ids that are not known to be deleted."""

@@ -2,14 +2,20 @@
 so that a run's zeros mean something."""
 
 import os
+import shutil
 import sqlite3
 
+from .photos import Scan
+from .service import call
 from .verify import check_store
 
 
 def plant_and_check(model, data_dir):
-    """Answers the fault kinds the checks missed (empty when all were caught). The service must
-    be idle; the data folder is spoiled afterwards."""
+    """Answers the fault kinds the checks missed (empty when all were caught): each kind must be
+    found once more per planted fault than before the planting. The service must be idle; the
+    data folder is spoiled afterwards."""
+    baseline = {}
+    check_store(model, data_dir, baseline, "self-test baseline")
     db = sqlite3.connect(os.path.join(data_dir, "burgermap.sqlite"))
     reviews = {rid for (rid,) in db.execute("SELECT id FROM reviews")}
     with model.lock:
@@ -27,5 +33,46 @@ def plant_and_check(model, data_dir):
     report = {}
     check_store(model, data_dir, report, "self-test")
     expected = {"lost": 1, "count mismatches": 1, "missing files": 1, "orphan files": 2}
-    return [f"{kind}: found {len(report.get(kind, []))}, planted {count}"
-            for kind, count in expected.items() if len(report.get(kind, [])) != count]
+    return missed(baseline, report, expected)
+
+
+def missed(baseline, report, expected):
+    misses = []
+    for kind, count in expected.items():
+        before, after = len(baseline.get(kind, [])), len(report.get(kind, []))
+        if after - before != count:
+            misses.append(f"{kind}: found {after}, {before} before planting, planted {count}")
+    return misses
+
+
+def plant_photo_faults(data_dir, ledger, service, model):
+    """Plants a file at a final name with no row (it must not be served), gives a served photo's
+    file another photo's bytes, and gives a row to the id of a file that lay without one in a
+    dead process's incoming/ folder (a reused id). Answers the kinds missed; the ledger reports
+    each fault once, so each kind must be found exactly once per planted fault."""
+    def check(report, when):
+        ledger.check(call, service.port, data_dir, Scan(data_dir, service.started_at), model, report, when)
+
+    baseline, report = {}, {}
+    check(baseline, "self-test baseline")
+    photos = os.path.join(data_dir, "photos")
+    db = sqlite3.connect(os.path.join(data_dir, "burgermap.sqlite"))
+    rows = {pid for (pid,) in db.execute("SELECT id FROM photos")}
+    served = sorted((pid for (pid, thumb) in ledger.served if not thumb and pid in rows),
+                    key=lambda pid: ledger.served[(pid, False)][0])
+    changed, other = next((a, b) for a, b in zip(served, served[1:])
+                          if ledger.served[(a, False)][0] != ledger.served[(b, False)][0])
+    shutil.copyfile(os.path.join(photos, f"{other}.jpg"), os.path.join(photos, f"{changed}.jpg"))
+    shutil.copyfile(os.path.join(photos, f"{other}.jpg"), os.path.join(photos, "999999997.jpg"))
+    reused = 999999998
+    folder = os.path.join(photos, "incoming", "self-test-dead-process")
+    os.mkdir(folder)
+    shutil.copyfile(os.path.join(photos, f"{other}.jpg"), os.path.join(folder, f"{reused}.jpg"))
+    check(report, "self-test 1")
+    owner = db.execute("SELECT owner_id FROM photos WHERE id = ?", (other,)).fetchone()[0]
+    db.execute("INSERT INTO photos (id, owner_id, review_id, position, width, height, created_at)"
+               " VALUES (?, ?, NULL, 0, 1, 1, 0)", (reused, owner))
+    db.commit()
+    db.close()
+    check(report, "self-test 2")
+    return missed({}, report, {"served without row": 1, "content changed": 1, "reused ids": 1})

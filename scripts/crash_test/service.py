@@ -61,6 +61,7 @@ class Service:
         self.log_path = log_path
         self.process = None
         self.starts = 0
+        self.started_at = None  # wall-clock time of the last start (file times are compared with it)
 
     def start(self, timeout=60):
         """Starts the service and waits until `/health` answers 200 (migrations and the photo
@@ -68,6 +69,7 @@ class Service:
         log = open(self.log_path, "ab")
         log.write(f"--- start {self.starts + 1}\n".encode())
         log.flush()
+        self.started_at = time.time()
         # An access-token lifetime of an hour: the run is shorter, so tokens only change
         # through the refresh and login writes the load makes on purpose.
         self.process = subprocess.Popen(
@@ -75,7 +77,8 @@ class Service:
              "--access-token-ttl", "3600",
              # The load writes far faster than a person: the per-user write limits would refuse it.
              "--write-limit", "review=1000000/60", "--write-limit", "comment=1000000/60",
-             "--write-limit", "reaction=1000000/60", "--write-limit", "follow=1000000/60"],
+             "--write-limit", "reaction=1000000/60", "--write-limit", "follow=1000000/60",
+             "--write-limit", "avatar=1000000/60"],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         log.close()
         self.starts += 1
@@ -96,6 +99,18 @@ class Service:
 
     def exit_code(self):
         return None if self.process is None else self.process.poll()
+
+    def stop(self, timeout=30):
+        """SIGTERM (a graceful shutdown); SIGKILL after `timeout` s. Answers whether it stopped by itself."""
+        if self.process is None or self.process.poll() is not None:
+            return True
+        os.kill(self.process.pid, signal.SIGTERM)
+        try:
+            self.process.wait(timeout)
+            return True
+        except subprocess.TimeoutExpired:
+            self.kill9()
+            return False
 
     def kill9(self):
         """SIGKILL, then reap the process."""

@@ -38,9 +38,11 @@ def is_jpeg(path):
     return len(data) > 4 and data[:2] == b"\xff\xd8" and data[-2:] == b"\xff\xd9"
 
 
-def check_store(model, data_dir, report, when):
+def check_store(model, data_dir, report, when, waiting=frozenset()):
     """Checks the database file and the photo folder against the model; adds what is wrong to
-    `report` (category -> messages). Nothing may be writing while it runs."""
+    `report` (category -> messages). Nothing may be writing while it runs. `waiting`: names of
+    files that wait in dead processes' incoming/ folders the start could not settle yet (too
+    young): a committed photo's file may wait there instead of at its final name."""
     def bad(category, message):
         report.setdefault(category, []).append(f"[{when}] {message}")
 
@@ -56,7 +58,7 @@ def check_store(model, data_dir, report, when):
                     bad("count mismatches", f"{name} of {rid} is {stored}, recount {recount}")
         with model.lock:
             check_rows(db, model, bad)
-        check_files(db, data_dir, bad)
+        check_files(db, data_dir, bad, waiting)
     finally:
         db.close()
 
@@ -137,12 +139,14 @@ def check_rows(db, model, bad):
             bad("orphan rows", f"avatar photo {pid} belongs to nobody")
 
 
-def check_files(db, data_dir, bad):
+def check_files(db, data_dir, bad, waiting):
     photos = os.path.join(data_dir, "photos")
     ids = {pid for (pid,) in db.execute("SELECT id FROM photos")}
     for pid in sorted(ids):
         for name in (f"{pid}.jpg", f"{pid}.thumb.jpg"):
             path = os.path.join(photos, name)
+            if not os.path.exists(path) and name in waiting:
+                continue
             if not os.path.exists(path):
                 bad("missing files", f"photo {pid}: {name} is missing")
             elif not is_jpeg(path):
@@ -153,8 +157,10 @@ def check_files(db, data_dir, bad):
         match = re.fullmatch(r"(\d+)(\.thumb)?\.jpg", name)
         if not match or int(match.group(1)) not in ids:
             bad("orphan files", f"photos/{name} has no row")
+    # Folders of incoming/ are checked with the photos (photos.py); a loose file is a leftover.
     for name in os.listdir(os.path.join(photos, "incoming")):
-        bad("orphan files", f"photos/incoming/{name} left behind")
+        if not os.path.isdir(os.path.join(photos, "incoming", name)):
+            bad("orphan files", f"photos/incoming/{name} left behind")
 
 
 def check_api(call, port, users, data_dir, report):

@@ -75,6 +75,12 @@ extension AccountServices {
             throw Problem(.invalidCredentials, .invalidCredentials)
         }
         try await throttle.recordSuccess(email: email, client: client)
+        if let stored, PasswordHasher.needsUpgrade(stored.passwordHash) {
+            // Stored before passwords were pre-hashed: store the new form, unless the password
+            // changed meanwhile.
+            let upgraded = try await passwords.hash(password)
+            _ = try await store.replacePasswordHash(userID: user.id, from: stored.passwordHash, to: upgraded)
+        }
         if try await store.authenticatedUser(id: user.id)?.standing.suspendedAt != nil {
             throw Problem(.forbidden, .accountSuspended)
         }

@@ -35,10 +35,39 @@ public enum AccountRules {
             return
         }
         TextField.nickname.check(nickname, into: &errors)
+        checkFormatCharacters(nickname, field: "nickname", into: &errors)
     }
 
-    /// A bio: at most 500 code points; line breaks allowed, other control characters not.
+    /// A bio: at most 500 code points; line breaks allowed, other control characters not, nor
+    /// invisible format characters.
     static func checkBio(_ bio: String, into errors: inout [FieldError]) {
         TextField.bio.check(bio, into: &errors)
+        checkFormatCharacters(bio, field: "bio", into: &errors)
+    }
+
+    /// Refuses invisible format characters (Unicode general category Cf: right-to-left and other
+    /// direction overrides, zero-width spaces and joiners, tag characters…), with which one user
+    /// could show the name of another (`format_characters`). The one exception is a zero-width
+    /// joiner between two emoji, as in 👩‍💻 or ❤️‍🔥, which draws one emoji.
+    static func checkFormatCharacters(_ text: String, field: String, into errors: inout [FieldError]) {
+        if hasFormatCharacters(text) {
+            errors.append(FieldError(field: field, code: "format_characters", .fieldFormatCharacters))
+        }
+    }
+
+    /// Whether `text` holds a format character other than a joiner between two emoji.
+    static func hasFormatCharacters(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        for (index, scalar) in scalars.enumerated() where scalar.properties.generalCategory == .format {
+            guard scalar == "\u{200D}", index > 0, index + 1 < scalars.count else { return true }
+            // Before the joiner an emoji, its skin tone or its emoji presentation selector.
+            let before = scalars[index - 1]
+            let after = scalars[index + 1]
+            let emojiBefore =
+                before == "\u{FE0F}" || before.properties.isEmojiModifier
+                || (before.properties.isEmoji && !before.isASCII)
+            guard emojiBefore, after.properties.isEmoji, !after.isASCII else { return true }
+        }
+        return false
     }
 }

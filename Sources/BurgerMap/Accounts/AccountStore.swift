@@ -11,6 +11,9 @@ public protocol AccountStore: Sendable {
     func createUser(email: String, passwordHash: String, nickname: String, at time: Timestamp) async throws -> User
     /// The account with this email (by `AccountRules.key`) and its password hash, or `nil`.
     func credentials(email: String) async throws -> (user: User, passwordHash: String)?
+    /// Replaces a user's password hash if it is still `old` (a login upgrading an older form);
+    /// `false` when it changed meanwhile or the account is gone.
+    func replacePasswordHash(userID: Int64, from old: String, to new: String) async throws -> Bool
     /// One account, or `nil`.
     func user(id: Int64) async throws -> User?
     /// One account with its standing (moderator, suspended), read on every request that carries

@@ -1,8 +1,19 @@
+import Crypto
+import Foundation
 import HummingbirdBcrypt
 import NIOCore
 import NIOPosix
 
 /// Hashes and checks passwords with bcrypt on threads of its own.
+///
+/// bcrypt reads at most 72 bytes, and the contract allows 128 characters (up to 512 bytes of
+/// UTF-8): two passwords that differ only after byte 72 were one password. So a password is
+/// first reduced to HMAC-SHA-256 under a fixed key, written in base64 (44 ASCII bytes, no NUL),
+/// and bcrypt hashes that (`$bm2$` before the bcrypt hash says so). The key is the same for every
+/// installation on purpose: it is not a pepper, its one job is to make every byte count; a key
+/// from the service secret would lock every account out the day the secret is lost or changed.
+/// Hashes stored before (plain bcrypt, `$2b$…`) are still accepted, and a login with one stores
+/// the new form (`AccountStore.replacePasswordHash`).
 ///
 /// A bcrypt at cost 10 is about 60 ms of CPU. Run on the server's event loops or on Swift's
 /// cooperative pool (two threads on a two-core machine) a handful of logins would stall every
@@ -27,19 +38,35 @@ public final class PasswordHasher: Sendable {
         pool.shutdownGracefully { _ in }
     }
 
-    /// The bcrypt hash of `password`.
-    func hash(_ password: String) async throws -> String {
-        let cost = self.cost
-        return try await pool.runIfActive { Bcrypt.hash(password, cost: cost) }
+    /// What stands before the bcrypt hash of a pre-hashed password.
+    static let prehashedPrefix = "$bm2$"
+    private static let prehashKey = SymmetricKey(data: Data("burgermap password pre-hash v2".utf8))
+
+    /// The text bcrypt hashes for `password`: its HMAC-SHA-256 in base64.
+    static func prehashed(_ password: String) -> String {
+        Data(HMAC<SHA256>.authenticationCode(for: Data(password.utf8), using: prehashKey)).base64EncodedString()
     }
 
-    /// Whether `password` matches `hash`; with no hash, checks against the decoy and fails.
+    /// Whether a stored hash is of the older form (plain bcrypt), to be replaced at the next login.
+    static func needsUpgrade(_ hash: String) -> Bool { !hash.hasPrefix(prehashedPrefix) }
+
+    /// The stored hash of `password` (`$bm2$` and the bcrypt hash of its pre-hash).
+    func hash(_ password: String) async throws -> String {
+        let cost = self.cost
+        return try await pool.runIfActive { Self.prehashedPrefix + Bcrypt.hash(Self.prehashed(password), cost: cost) }
+    }
+
+    /// Whether `password` matches `hash` (either form); with no hash, checks against the decoy
+    /// and fails.
     func verify(_ password: String, against hash: String?) async throws -> Bool {
         let decoy = self.decoy
         return try await pool.runIfActive {
             guard let hash else {
-                _ = Bcrypt.verify(password, hash: decoy)
+                _ = Bcrypt.verify(Self.prehashed(password), hash: decoy)
                 return false
+            }
+            if hash.hasPrefix(Self.prehashedPrefix) {
+                return Bcrypt.verify(Self.prehashed(password), hash: String(hash.dropFirst(Self.prehashedPrefix.count)))
             }
             return Bcrypt.verify(password, hash: hash)
         }

@@ -7,6 +7,8 @@ struct UsersController {
     let authentication: AccessTokenMiddleware
     /// Terms no nickname or bio may contain.
     var blockedWords = BlockedWords.none
+    /// Per-user write limits (avatars have one of their own, `--write-limit avatar=…`).
+    let writes: WriteLimiter
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -77,7 +79,8 @@ struct UsersController {
     /// `PUT /v1/users/me/avatar`: a multipart form with one file part `avatar`, processed like
     /// review photos; answers `Me`. The previous avatar's row and files go.
     @Sendable func replaceAvatar(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        try await media.receive(request, fileField: "avatar", maxFiles: 1) { upload in
+        try await writes.admit(.avatar, user: context.user.id)
+        return try await media.receive(request, fileField: "avatar", maxFiles: 1) { upload in
             guard let photo = upload.photos.first else { throw Problem.invalid("avatar", "required", .fieldRequired) }
             let storage = media.storage
             guard

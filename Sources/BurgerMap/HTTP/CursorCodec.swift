@@ -83,6 +83,16 @@ extension NearbyKey: CursorPosition {
     }
 }
 
+extension ViewportKey: CursorPosition {
+    public var cursorText: String { "\(reviewCount)|\(id)" }
+
+    public init?(cursorText: String) {
+        let parts = cursorText.split(separator: "|")
+        guard parts.count == 2, let count = Int(parts[0]), count >= 0, let id = Int64(parts[1]) else { return nil }
+        self.init(reviewCount: count, id: id)
+    }
+}
+
 extension SearchKey: CursorPosition {
     public var cursorText: String { "\(rank)|\(order)|\(id)" }
 

@@ -22,29 +22,102 @@ extension Request {
         do {
             return try JSONCoding.decoder.decode(T.self, from: bytes)
         } catch let error as DecodingError {
-            throw Self.problem(for: error)
+            throw Self.problem(for: error, decoding: T.self, from: bytes)
         }
     }
 
-    private static func problem(for error: DecodingError) -> Problem {
+    /// How many times a failed body is decoded again to find its other wrong fields: each
+    /// decoding stops at the first, and only fields the body's type reads can be wrong (a dozen
+    /// or so), so this bounds the work of a body of many wrong array items.
+    static let maxDecodingsForErrors = 32
+
+    /// The problem of a body that did not decode: every field of the wrong type or missing,
+    /// found by decoding again without each field found so far (`validation_failed` lists the
+    /// first 20 and counts the rest), or `invalid_json` when the body is not a JSON object.
+    private static func problem<T: Decodable>(for first: DecodingError, decoding type: T.Type, from bytes: Data)
+        -> Problem
+    {
+        guard let found = fieldError(for: first) else { return Problem(.invalidJSON, .invalidJSON) }
+        var errors = [found.error]
+        var path = found.path
+        var seen: Set<String> = [found.error.field]
+        guard var body = (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) else {
+            return Problem.validation(errors)
+        }
+        for _ in 1..<maxDecodingsForErrors {
+            guard Self.remove(path, from: &body),
+                let next = try? JSONSerialization.data(withJSONObject: body, options: [.fragmentsAllowed])
+            else { break }
+            do {
+                _ = try JSONCoding.decoder.decode(T.self, from: next)
+                break
+            } catch let error as DecodingError {
+                guard let found = Self.fieldError(for: error), seen.insert(found.error.field).inserted else { break }
+                path = found.path
+                errors.append(found.error)
+            } catch {
+                break
+            }
+        }
+        return Problem.validation(errors)
+    }
+
+    /// The field error of a decoding error and the path of its value, or `nil` when the body
+    /// itself is wrong (not an object, not JSON).
+    private static func fieldError(for error: DecodingError) -> (error: FieldError, path: [any CodingKey])? {
         func field(_ path: [any CodingKey]) -> String {
             path.map { $0.intValue.map(String.init) ?? snakeCase($0.stringValue) }.joined(separator: ".")
+        }
+        func invalid(_ path: [any CodingKey], _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:])
+            -> (FieldError, [any CodingKey])
+        {
+            (FieldError(field: field(path), code: code, key, arguments), path)
         }
         switch error {
         case .typeMismatch(_, let context) where context.codingPath.isEmpty:
             // Not an object at the top level.
-            return Problem(.invalidJSON, .invalidJSON)
+            return nil
         case .typeMismatch(let type, let context):
-            return .invalid(field(context.codingPath), "wrong_type", .fieldWrongType, ["expected": jsonName(of: type)])
+            return invalid(context.codingPath, "wrong_type", .fieldWrongType, ["expected": jsonName(of: type)])
         case .valueNotFound(_, let context):
-            return .invalid(field(context.codingPath), "required", .fieldRequired)
+            return invalid(context.codingPath, "required", .fieldRequired)
         case .keyNotFound(let key, let context):
-            return .invalid(field(context.codingPath + [key]), "required", .fieldRequired)
+            return invalid(context.codingPath + [key], "required", .fieldRequired)
         case .dataCorrupted(let context) where !context.codingPath.isEmpty:
-            return .invalid(field(context.codingPath), "wrong_type", .fieldWrongType, ["expected": "valid"])
+            return invalid(context.codingPath, "wrong_type", .fieldWrongType, ["expected": "valid"])
         default:
-            return Problem(.invalidJSON, .invalidJSON)
+            return nil
         }
+    }
+
+    /// Takes the value at `path` out of a parsed body (an array item becomes null, so that the
+    /// items after it keep their indexes); `false` when there is none.
+    private static func remove(_ path: [any CodingKey], from value: inout Any) -> Bool {
+        guard let key = path.first else { return false }
+        if let index = key.intValue {
+            guard var array = value as? [Any], array.indices.contains(index) else { return false }
+            if path.count == 1 {
+                if array[index] is NSNull { return false }
+                array[index] = NSNull()
+            } else if !remove(Array(path.dropFirst()), from: &array[index]) {
+                return false
+            }
+            value = array
+            return true
+        }
+        guard var object = value as? [String: Any] else { return false }
+        // The decoder reads snake_case keys into camelCase names.
+        guard let name = [snakeCase(key.stringValue), key.stringValue].first(where: { object[$0] != nil }) else {
+            return false
+        }
+        if path.count == 1 {
+            object[name] = nil
+        } else {
+            guard var inner = object[name], remove(Array(path.dropFirst()), from: &inner) else { return false }
+            object[name] = inner
+        }
+        value = object
+        return true
     }
 
     /// How a JSON client would name the expected type.

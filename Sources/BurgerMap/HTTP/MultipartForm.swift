@@ -13,7 +13,8 @@ struct UploadLimits: Sendable {
     var files = 5
     /// One non-file part (`rating`, `text`).
     var fieldBytes = 64 << 10
-    /// Bytes with nothing to show for them: part headers or a preamble that never ends.
+    /// The preamble, the header block of one part (its header lines and the blank line after
+    /// them) or the epilogue, counted exactly (`MultipartHeaderGuard`).
     var headerBytes = 16 << 10
     /// How many parts of any kind: a form of a few fields and files has no use for more, and a
     /// body of a million tiny parts would otherwise cost work and errors for each.
@@ -47,7 +48,7 @@ struct MultipartFormReader {
         }
         let collector = PartCollector(limits: limits, fileFields: fileFields)
         let parser = MultipartParser(boundary: boundary)
-        var headerGuard = MultipartHeaderGuard(boundary: boundary)
+        var headerGuard = MultipartHeaderGuard(boundary: boundary, maxHeaderBytes: limits.headerBytes)
         parser.onHeader = { name, value in collector.header(name, value) }
         parser.onBody = { buffer in collector.body(&buffer) }
         parser.onPartComplete = { collector.partComplete() }
@@ -55,17 +56,17 @@ struct MultipartFormReader {
         for try await buffer in request.body {
             received += buffer.readableBytes
             guard received <= limits.requestBytes else { throw Problem(.payloadTooLarge, .bodyTooLarge) }
-            collector.silentBytes += buffer.readableBytes
+            switch headerGuard.check(buffer) {
+            case .admitted: break
+            case .nonASCIIHeaderName: throw Problem(.validationFailed, .multipartMalformed)
+            case .headerBytesOverLimit: throw Problem(.payloadTooLarge, .partHeadersTooLarge)
+            }
             do {
-                guard headerGuard.admits(buffer) else { throw Problem(.validationFailed, .multipartMalformed) }
                 try parser.execute(buffer)
             } catch {
                 throw Problem(.validationFailed, .multipartMalformed)
             }
             if let failure = collector.failure { throw failure }
-            guard collector.silentBytes <= limits.headerBytes else {
-                throw Problem(.payloadTooLarge, .partHeadersTooLarge)
-            }
             for part in collector.takeCompleted() {
                 try await handle(part)
             }
@@ -134,7 +135,6 @@ private final class PartCollector {
     let limits: UploadLimits
     let fileFields: Set<String>
     var failure: Problem?
-    var silentBytes = 0
     var sawPart = false
     var probing = false
     private var headers: [(String, String)] = []
@@ -150,7 +150,6 @@ private final class PartCollector {
     }
 
     func header(_ name: String, _ value: String) {
-        silentBytes = 0
         sawPart = true
         guard failure == nil else { return }
         guard headers.count < limits.headersPerPart else {
@@ -161,7 +160,6 @@ private final class PartCollector {
     }
 
     func body(_ buffer: inout ByteBuffer) {
-        silentBytes = 0
         sawPart = true
         guard failure == nil, let part = startPartIfNeeded() else { return }
         let limit = part.isFile ? limits.fileBytes : limits.fieldBytes
@@ -175,7 +173,6 @@ private final class PartCollector {
     }
 
     func partComplete() {
-        silentBytes = 0
         sawPart = true
         guard failure == nil, let part = startPartIfNeeded() else { return }
         completed.append(

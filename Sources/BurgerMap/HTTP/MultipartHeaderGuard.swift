@@ -1,8 +1,12 @@
 import Foundation
 import NIOCore
 
-/// Follows MultipartKit's `MultipartParser` byte by byte, only to know when it is about to read
-/// a byte of a part's header name, and refuses a byte of 0x80 or more there.
+/// Follows MultipartKit's `MultipartParser` byte by byte, to know when it is about to read a
+/// byte of a part's header name (it refuses a byte of 0x80 or more there) and how many bytes
+/// the preamble, a part's header block (from the CR LF after its delimiter to the blank line)
+/// or the epilogue has taken (it refuses one more than
+/// `maxHeaderBytes`, before the parser sees any of the buffer: the limit is exact, whatever
+/// the sizes of the buffers the body arrives in).
 ///
 /// MultipartKit 4.7.1 (the newest on the package mirror) checks header-name bytes against a
 /// 128-entry table indexed by the byte (`isAllowedHeaderFieldNameCharacter`,
@@ -26,39 +30,68 @@ struct MultipartHeaderGuard {
         case malformed
     }
 
-    /// CR LF "--" boundary, as the parser matches it.
-    private let delimiter: [UInt8]
-    private var state = State.preamble(matched: 0)
-
-    init(boundary: String) {
-        delimiter = Array("\r\n--\(boundary)".utf8)
+    /// What `check` finds in a buffer.
+    enum Verdict: Equatable {
+        case admitted
+        /// The parser would read a byte of 0x80 or more as part of a header name.
+        case nonASCIIHeaderName
+        /// The preamble, a part's header block or the epilogue is longer than `maxHeaderBytes`.
+        case headerBytesOverLimit
     }
 
-    /// Follows `buffer`'s bytes; `false` when the parser would read one of them as a header-name
-    /// byte of 0x80 or more.
-    mutating func admits(_ buffer: ByteBuffer) -> Bool {
+    /// CR LF "--" boundary, as the parser matches it.
+    private let delimiter: [UInt8]
+    private let maxHeaderBytes: Int
+    private var state = State.preamble(matched: 0)
+    /// Bytes of the current preamble, header block (from the end of its delimiter to the blank
+    /// line) or epilogue.
+    private var headerBytes = 0
+
+    init(boundary: String, maxHeaderBytes: Int) {
+        delimiter = Array("\r\n--\(boundary)".utf8)
+        self.maxHeaderBytes = maxHeaderBytes
+    }
+
+    /// Follows `buffer`'s bytes, which the parser reads next.
+    mutating func check(_ buffer: ByteBuffer) -> Verdict {
         buffer.withUnsafeReadableBytes { bytes in
-            guard let base = bytes.baseAddress else { return true }
+            guard let base = bytes.baseAddress else { return .admitted }
             var index = 0
             while index < bytes.count {
                 switch state {
-                case .epilogue, .malformed:
-                    // Nothing after this reaches a header name.
-                    return true
+                case .malformed:
+                    // The parser throws: nothing after this reaches a header name.
+                    return .admitted
+                case .epilogue:
+                    // Ignored by the parser, and counted as a whole.
+                    headerBytes += bytes.count - index
+                    return headerBytes > maxHeaderBytes ? .headerBytesOverLimit : .admitted
                 case .body:
                     // Body bytes stay body bytes up to a CR, where a delimiter may begin: skip to
                     // it with memchr instead of stepping through a photo byte by byte.
                     guard let found = memchr(base + index, Int32(delimiter[0]), bytes.count - index) else {
-                        return true
+                        return .admitted
                     }
                     index = base.distance(to: UnsafeRawPointer(found))
+                case .delimiter(let matched) where matched < delimiter.count:
+                    break
+                default:
+                    // A header block starts at the CR after its delimiter.
+                    headerBytes += 1
+                    if headerBytes > maxHeaderBytes { return .headerBytesOverLimit }
+                }
+                let before = state
+                guard admits(bytes[index]) else { return .nonASCIIHeaderName }
+                switch (before, state) {
+                case (_, .body), (.preamble, .delimiterLineEnd):
+                    // The body or the first header block starts: the count starts again.
+                    headerBytes = 0
                 default:
                     break
                 }
-                guard admits(bytes[index]) else { return false }
                 index += 1
             }
-            return true
+            return .admitted
         }
     }
 

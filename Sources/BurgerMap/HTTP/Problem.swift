@@ -25,6 +25,12 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     /// The service cannot answer for now (`503` with `Retry-After`): the database cannot be
     /// reached, or every slot for a search of two characters is taken.
     case serviceUnavailable = "service_unavailable"
+    /// A write failed because the disk that holds the database or the photos is full (`503` with
+    /// `Retry-After`; `/health` answers the same until a write succeeds again).
+    case storageFull = "storage_full"
+    /// A write failed because the database or the photo folder is read-only (`503` with
+    /// `Retry-After`; `/health` answers the same until a write succeeds again).
+    case storageReadOnly = "storage_read_only"
 
     /// The HTTP status that goes with the code.
     public var status: HTTPResponse.Status {
@@ -41,7 +47,7 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
         case .notImplemented: .notImplemented
         case .expectationFailed: .expectationFailed
         case .internal: .internalServerError
-        case .serviceUnavailable: .serviceUnavailable
+        case .serviceUnavailable, .storageFull, .storageReadOnly: .serviceUnavailable
         }
     }
 }

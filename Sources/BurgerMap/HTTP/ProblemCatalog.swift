@@ -52,6 +52,9 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // Trust and safety.
     case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself, cannotBlockYourself
     case blockedUser, cannotReportYourself, reportNotFound
+    // Faults of the machine and bounds on expensive work.
+    case storageFull, storageReadOnly, photoStorageFull, photoStorageReadOnly, expensiveReadsBusy
+    case fieldFormatCharacters
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
@@ -105,12 +108,16 @@ public enum ProblemCatalog {
         .serviceUnavailable: [
             .english: "Service unavailable", .korean: "일시적으로 사용할 수 없음", .japanese: "一時的に利用できません",
         ],
+        .storageFull: [.english: "Storage full", .korean: "저장 공간이 가득 찼습니다", .japanese: "ストレージがいっぱいです"],
+        .storageReadOnly: [
+            .english: "Storage read-only", .korean: "저장소가 읽기 전용입니다", .japanese: "ストレージが読み取り専用です",
+        ],
     ]
 
     /// Every message template, by key and language.
     public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
         .merging(socialMessages) { first, _ in first }.merging(safetyMessages) { first, _ in first }
-        .merging(lfrbMessages) { first, _ in first }
+        .merging(lfrbMessages) { first, _ in first }.merging(faultMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],

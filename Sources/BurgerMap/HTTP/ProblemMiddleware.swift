@@ -11,6 +11,10 @@ import NIOHTTP1
 struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Tells errors that mean "the database is away" (answered `503`) from the service's own.
     var isOutage: @Sendable (any Error) -> Bool = { _ in false }
+    /// Tells the faults of the machine (a full disk, a read-only file: `503 storage_full` or
+    /// `storage_read_only`), recorded for `/health`.
+    var storageFault: @Sendable (any Error) -> StorageFault? = { _ in nil }
+    var faults: StorageFaults? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -26,9 +30,17 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             response = try await next(request, context)
         } catch {
-            let problem =
-                isOutage(error)
-                ? Self.outage(error, context: context) : Self.problem(for: error, context: context)
+            let problem: Problem
+            if let fault = storageFault(error) {
+                context.logger.error(
+                    "storage fault", metadata: ["fault": "\(fault)", "error": "\(String(reflecting: error))"])
+                faults?.record(fault)
+                problem = fault.problem
+            } else if isOutage(error) {
+                problem = Self.outage(error, context: context)
+            } else {
+                problem = Self.problem(for: error, context: context)
+            }
             response = try problem.response(from: request, context: context)
         }
         response.headers[.init("X-Request-Id")!] = context.id

@@ -37,7 +37,7 @@ struct QueryReader {
             fail(name, "required", .fieldRequired)
             return range.lowerBound
         }
-        guard let value = Double(text), value.isFinite else {
+        guard let value = Double(decimal: text) else {
             fail(name, "not_a_number", .fieldNotNumber)
             return range.lowerBound
         }

@@ -100,7 +100,7 @@ struct LSLPPostsController {
     private func createRestaurant(_ body: PostBody, _ context: AuthenticatedContext) async throws -> Response {
         func coordinate(_ text: String?, _ field: String) -> Double? {
             guard let text else { return nil }
-            return Double(text.trimmingCharacters(in: .whitespaces)).flatMap { $0.isFinite ? $0 : nil }
+            return Double(decimal: text.trimmingCharacters(in: .whitespaces))
         }
         var errors: [FieldError] = []
         let lng = coordinate(body.content1, "content1")

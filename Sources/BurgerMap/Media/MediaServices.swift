@@ -6,6 +6,9 @@ public struct MediaServices: Sendable {
     public let workers: ImageWorkers
     public let storage: PhotoStorage
     let limits: UploadLimits
+    /// The photo rows, asked after a failed request whether the rows of the photos it
+    /// installed committed (set by `buildRouter`).
+    var rows: (any PhotoStore)?
 
     /// Media for a data folder (photos in its `photos/`), with one image worker per core.
     public init(dataDirectory: URL, workers: ImageWorkers = ImageWorkers()) throws {
@@ -46,9 +49,10 @@ public struct MediaServices: Sendable {
     /// whose parts named in `textFields` are kept as text; other parts are ignored (not even
     /// checked for UTF-8 or repeats: the document promises they are ignored),
     /// processing and staging each photo as soon as its part is complete, then runs `body` with
-    /// the upload. Staged files that `body` did not rename are removed in any case; if anything
-    /// throws, the renamed ones (`PhotoUpload.installed`) are removed too, so a failed request
-    /// leaves no file.
+    /// the upload. Once `body` returns, the photos its transaction installed are published
+    /// under their final names (`PhotoStorage`). Staged files that `body` did not install are
+    /// removed in any case; if anything throws, installed photos whose rows did not commit are
+    /// removed too (and those whose rows did are published), so a failed request leaves no file.
     func receive<Result>(
         _ request: Request, fileField: String, maxFiles: Int, textFields: Set<String> = [],
         _ body: (PhotoUpload) async throws -> Result
@@ -66,9 +70,16 @@ public struct MediaServices: Sendable {
                     upload.photos.append(try await stage(bytes, field: name))
                 }
             }
-            return try await body(upload)
+            let result = try await body(upload)
+            try storage.publish(photoIDs: upload.installed.all)
+            return result
         } catch {
-            storage.remove(photoIDs: upload.installed.all)
+            let installed = upload.installed.all
+            // When the database cannot say, the files wait in `incoming/` for the next start-up.
+            if !installed.isEmpty, let committed = try? await rows?.settleStagedPhotoIDs(installed) {
+                try? storage.publish(photoIDs: installed.filter(committed.contains))
+                storage.discardInstalled(photoIDs: installed.filter { !committed.contains($0) })
+            }
             throw error
         }
     }

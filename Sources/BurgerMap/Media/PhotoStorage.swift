@@ -1,21 +1,33 @@
 import Foundation
 
 /// The image files in the photo folder (`<data folder>/photos`, or `--photo-dir`, which several
-/// instances may share): `<id>.jpg` and `<id>.thumb.jpg` for each photo row, and `incoming/`
-/// for files not yet committed.
+/// instances may share): `<id>.jpg` and `<id>.thumb.jpg` for each committed photo row, and
+/// `incoming/` for files not yet committed.
 ///
-/// A photo is written to `incoming/` under a random name and flushed (`stage`); the database
-/// transaction that inserts its row renames it to its final name (`install`) before it commits.
-/// A failed request removes what it staged or installed; files orphaned by a crash are removed at
-/// start-up (`sweep`), before the service takes requests.
+/// Only committed photos ever have files at their final names, so a photo URL never serves
+/// bytes whose row a crash rolled back:
+/// 1. a photo is written to this process's own folder `incoming/<uuid>/` under a random name
+///    and flushed (`stage`);
+/// 2. the transaction that inserts its row renames it there to its id (`install`), so the name
+///    records which row it belongs to, before it commits;
+/// 3. after the commit it moves to its final name (`publish`).
+/// A failed request removes what it staged. Each process holds a lock on its folder while it
+/// runs (`flock`, released by the kernel when the process dies, `kill -9` included); at start-up
+/// the folders that no running process holds are settled (`sweepOrphans`): a file named by the
+/// id of a committed row is published, everything else is removed, and ids whose rows never
+/// committed are retired so that no later photo takes them.
 public struct PhotoStorage: Sendable {
     public let root: URL
     private var incoming: URL { root.appendingPathComponent("incoming", isDirectory: true) }
+    /// This process's folder in `incoming/`, locked while the storage lives.
+    private let own: IncomingFolder
 
-    /// Storage in `folder`, creating it and its `incoming/`.
+    /// Storage in `folder`, creating it, its `incoming/` and this process's folder in it.
     public init(folder: URL) throws {
         root = folder
+        let incoming = folder.appendingPathComponent("incoming", isDirectory: true)
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        own = try IncomingFolder(in: incoming)
     }
 
     /// Storage under `dataDirectory/photos`, creating the folders.
@@ -33,12 +45,13 @@ public struct PhotoStorage: Sendable {
         root.appendingPathComponent(thumbnail ? "\(photoID).thumb.jpg" : "\(photoID).jpg").path
     }
 
-    /// Writes both images of a processed photo to `incoming/` and flushes them to disk.
+    /// Writes both images of a processed photo to this process's folder in `incoming/` and
+    /// flushes them to disk.
     func stage(_ photo: ProcessedPhoto) throws -> StagedPhoto {
         let name = UUID().uuidString.lowercased()
         let staged = StagedPhoto(
-            fullPath: incoming.appendingPathComponent("\(name).jpg").path,
-            thumbnailPath: incoming.appendingPathComponent("\(name).thumb.jpg").path,
+            fullPath: own.url.appendingPathComponent("\(name).jpg").path,
+            thumbnailPath: own.url.appendingPathComponent("\(name).thumb.jpg").path,
             width: photo.width, height: photo.height)
         do {
             try Self.writeFlushed(photo.full, to: staged.fullPath)
@@ -50,29 +63,67 @@ public struct PhotoStorage: Sendable {
         return staged
     }
 
-    /// Moves a staged photo to its final names (the caller's transaction then commits).
-    func install(_ staged: StagedPhoto, as photoID: Int64) throws {
-        try Self.rename(staged.fullPath, to: path(photoID: photoID, thumbnail: false))
-        try Self.rename(staged.thumbnailPath, to: path(photoID: photoID, thumbnail: true))
+    /// The file a staged photo has once its row has an id (`install`), before it is published.
+    private func installedPath(_ folder: URL, photoID: Int64, thumbnail: Bool) -> String {
+        folder.appendingPathComponent(thumbnail ? "\(photoID).thumb.jpg" : "\(photoID).jpg").path
     }
 
-    /// Moves staged photos to the final names of their new rows and flushes the folder, noting
-    /// each in `installed` (so that a failed transaction removes them): the `beforeCommit` step of
-    /// a store write.
+    /// Names staged photos after the ids of their new rows, still in `incoming/`, and flushes
+    /// the folder, noting each in `installed` (published once the transaction commits, removed
+    /// if it fails): the `beforeCommit` step of a store write.
     func install(_ staged: [StagedPhoto], as photoIDs: [Int64], noting installed: InstalledPhotos) throws {
         for (photo, id) in zip(staged, photoIDs) {
-            try install(photo, as: id)
+            try Self.rename(photo.fullPath, to: installedPath(own.url, photoID: id, thumbnail: false))
+            try Self.rename(photo.thumbnailPath, to: installedPath(own.url, photoID: id, thumbnail: true))
             installed.append(id)
         }
-        if !staged.isEmpty { try flushFolder() }
+        if !staged.isEmpty { try Self.flushFolder(own.url.path) }
     }
 
-    /// Makes the renames durable: the folder entries are flushed like the files were.
-    func flushFolder() throws {
-        let descriptor = open(root.path, O_RDONLY | O_DIRECTORY)
-        guard descriptor >= 0 else { throw PhotoStorageError.system("open photos folder", errno) }
+    /// Moves installed photos, whose rows have committed, to their final names and flushes the
+    /// folder. A photo that cannot be moved stays in `incoming/` and is published by the next
+    /// start-up's sweep; the error is answered.
+    func publish(photoIDs: [Int64]) throws {
+        guard !photoIDs.isEmpty else { return }
+        for id in photoIDs {
+            for thumbnail in [false, true] {
+                try Self.rename(
+                    installedPath(own.url, photoID: id, thumbnail: thumbnail),
+                    to: path(photoID: id, thumbnail: thumbnail))
+            }
+        }
+        try Self.flushFolder(root.path)
+    }
+
+    /// Removes installed photos whose rows did not commit.
+    func discardInstalled(photoIDs: [Int64]) {
+        for id in photoIDs {
+            unlink(installedPath(own.url, photoID: id, thumbnail: false))
+            unlink(installedPath(own.url, photoID: id, thumbnail: true))
+        }
+    }
+
+    /// Makes renames in a folder durable: its entries are flushed like the files were.
+    static func flushFolder(_ path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY)
+        guard descriptor >= 0 else { throw PhotoStorageError.system("open \(path)", errno) }
         defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw PhotoStorageError.system("flush photos folder", errno) }
+        guard fsync(descriptor) == 0 else { throw PhotoStorageError.system("flush \(path)", errno) }
+    }
+
+    /// Writes, flushes and removes a small file in this process's folder: answers the fault
+    /// that stops photo writes, or `nil` when they work.
+    public func probeWrite() -> StorageFault? {
+        let path = own.url.appendingPathComponent("probe-\(UUID().uuidString.lowercased())").path
+        defer { unlink(path) }
+        do {
+            try Self.writeFlushed([UInt8](repeating: 0, count: 4096), to: path)
+            return nil
+        } catch let error as PhotoStorageError {
+            return error.fault ?? StorageFault(.readOnly, .photos)
+        } catch {
+            return StorageFault(.readOnly, .photos)
+        }
     }
 
     /// Removes a staged photo's files (they may be gone already).
@@ -89,42 +140,77 @@ public struct PhotoStorage: Sendable {
         }
     }
 
-    /// Removes photo files that no row of `store` owns (left by a crash between rename and
-    /// commit, or by rows deleted while the service was down) and everything in `incoming/`.
-    /// Run at start-up. Only files older than `sweepGrace` go, so that an upload another
-    /// instance is committing right now is never taken for an orphan; the photo ids are read
-    /// after the folder is listed, so a row committed meanwhile keeps its files.
+    /// Settles what crashed processes left in `incoming/` (see the type's comment), then removes
+    /// photo files that no row of `store` owns (rows deleted while the service was down) and
+    /// files older versions left loose in `incoming/`. Run at start-up. Only final files and
+    /// loose files older than `sweepGrace` go, so that an upload another instance is committing
+    /// right now is never taken for an orphan; the photo ids are read after the folder is listed,
+    /// so a row committed meanwhile keeps its files. Answers how many files were removed.
     public func sweepOrphans(_ store: any PhotoStore, now: Timestamp = .now()) async throws -> Int {
+        var removed = try await settleAbandonedFolders(store, now: now)
         let cutoff = now.milliseconds - Self.sweepGrace.milliseconds
         let candidates = try orphanCandidates(olderThan: cutoff)
         let stored = try await store.storedPhotoIDs()
-        var removed = 0
         for (path, id) in candidates where id.map({ !stored.contains($0) }) ?? true {
             if unlink(path) == 0 { removed += 1 }
         }
         return removed
     }
 
-    /// Files last changed before `cutoff` (milliseconds) that are in `incoming/` (no id) or in
-    /// the folder with a photo id or an unexpected `.jpg` name (no id).
+    /// Settles every folder of `incoming/` whose process is gone: publishes the files of
+    /// committed rows, removes the rest and the folder. Answers how many files were removed.
+    func settleAbandonedFolders(_ store: any PhotoStore, now: Timestamp) async throws -> Int {
+        var removed = 0
+        let manager = FileManager.default
+        for name in try manager.contentsOfDirectory(atPath: incoming.path) where name != own.url.lastPathComponent {
+            let folder = incoming.appendingPathComponent(name, isDirectory: true)
+            var isFolder: ObjCBool = false
+            guard manager.fileExists(atPath: folder.path, isDirectory: &isFolder), isFolder.boolValue,
+                let abandoned = IncomingFolder.takeIfAbandoned(folder, now: now)
+            else { continue }
+            defer { abandoned.remove() }
+            let names = try manager.contentsOfDirectory(atPath: folder.path)
+            let ids = Set(names.compactMap(Self.photoID(inFileName:)))
+            let committed = try await store.settleStagedPhotoIDs(Array(ids).sorted())
+            for name in names {
+                let path = folder.appendingPathComponent(name).path
+                if let id = Self.photoID(inFileName: name), committed.contains(id) {
+                    let target = self.path(photoID: id, thumbnail: name.hasSuffix(".thumb.jpg"))
+                    if access(target, F_OK) != 0, Foundation.rename(path, target) == 0 { continue }
+                }
+                if name != IncomingFolder.lockName, unlink(path) == 0 { removed += 1 }
+            }
+            if !committed.isEmpty { try Self.flushFolder(root.path) }
+        }
+        return removed
+    }
+
+    /// The photo id of `<id>.jpg` or `<id>.thumb.jpg`, else `nil`.
+    static func photoID(inFileName name: String) -> Int64? {
+        guard let id = Int64(name.prefix { $0.isASCII && $0.isNumber }), id > 0,
+            name == "\(id).jpg" || name == "\(id).thumb.jpg"
+        else { return nil }
+        return id
+    }
+
+    /// Files last changed before `cutoff` (milliseconds) that lie loose in `incoming/` (no id),
+    /// or in the folder with a photo id or an unexpected `.jpg` name (no id).
     private func orphanCandidates(olderThan cutoff: Int64) throws -> [(path: String, id: Int64?)] {
         let manager = FileManager.default
-        func isOld(_ path: String) -> Bool {
+        func isOldFile(_ path: String) -> Bool {
             var status = stat()
-            guard stat(path, &status) == 0 else { return false }
+            guard stat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return false }
             return Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000 < cutoff
         }
         var candidates: [(path: String, id: Int64?)] = []
         for name in try manager.contentsOfDirectory(atPath: incoming.path) {
             let path = incoming.appendingPathComponent(name).path
-            if isOld(path) { candidates.append((path, nil)) }
+            if isOldFile(path) { candidates.append((path, nil)) }
         }
         for name in try manager.contentsOfDirectory(atPath: root.path) where name.hasSuffix(".jpg") {
             let path = root.appendingPathComponent(name).path
-            guard isOld(path) else { continue }
-            let id = Int64(name.prefix { $0.isNumber })
-            let wellFormed = id.map { name == "\($0).jpg" || name == "\($0).thumb.jpg" } ?? false
-            candidates.append((path, wellFormed ? id : nil))
+            guard isOldFile(path) else { continue }
+            candidates.append((path, Self.photoID(inFileName: name)))
         }
         return candidates
     }
@@ -168,6 +254,13 @@ enum PhotoStorageError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .system(let action, let code): "\(action): \(String(cString: strerror(code)))"
+        }
+    }
+
+    /// The storage fault the error means (a full disk, a read-only folder), if it is one.
+    var fault: StorageFault? {
+        switch self {
+        case .system(_, let code): StorageFault.fromErrno(code, .photos)
         }
     }
 }

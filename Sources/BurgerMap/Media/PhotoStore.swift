@@ -5,6 +5,10 @@
 public protocol PhotoStore: Sendable {
     /// The ids of every stored photo (pending ones included).
     func storedPhotoIDs() async throws -> Set<Int64>
+    /// Of the ids of photos a crashed process had named its files after, those whose rows
+    /// committed; the others are retired, so that no later photo is given one of them (their
+    /// URLs and ETags must never name other bytes).
+    func settleStagedPhotoIDs(_ ids: [Int64]) async throws -> Set<Int64>
     /// Stores photos that `owner` uploaded for a review not written yet, in one transaction:
     /// the rows are written, then `beforeCommit` runs with their ids in order (the caller gives
     /// the files their final names there; if it throws, nothing is stored). Answers the ids.

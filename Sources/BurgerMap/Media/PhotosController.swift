@@ -1,17 +1,21 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// `GET`/`HEAD /v1/photos/{id}.jpg` and `/v1/photos/{id}/thumbnail.jpg`: stored photos, streamed
 /// from disk with a strong ETag and a year-long immutable cache lifetime.
 ///
-/// The database is not read: a photo's files exist exactly while its row does (they are renamed
-/// into place inside the row's transaction and removed with it), and a photo id is never reused.
-/// So the id names the bytes, and the ETag is the id: every instance that shares the photo
-/// folder answers the same one.
+/// The database is not read: a photo's files get their final names only once its row has
+/// committed (`PhotoStorage`) and are removed with it, and a photo id is never reused. The ETag
+/// is derived from the file's bytes (the first 128 bits of their SHA-256), so every instance that
+/// shares the photo folder answers the same one, and no two contents ever share one; it is
+/// computed once per file and process (`PhotoETags`).
 struct PhotosController {
     let storage: PhotoStorage
     let fileIO: FileIO
+    let etags = PhotoETags()
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -31,7 +35,19 @@ struct PhotosController {
         let path = storage.path(photoID: id, thumbnail: thumbnail)
         var status = stat()
         guard stat(path, &status) == 0, status.st_size > 0 else { throw Problem.notFound(.photoNotFound, id: id) }
-        let etag = Self.etag(photoID: id, thumbnail: thumbnail)
+        // Read in place: what a small file's answer sends, and what its ETag is derived from.
+        var inPlace: ByteBuffer? = nil
+        let etag: String
+        if let known = etags.etag(photoID: id, thumbnail: thumbnail) {
+            etag = known
+        } else {
+            guard let bytes = Self.read(path, size: Int(status.st_size)) else {
+                throw Problem.notFound(.photoNotFound, id: id)
+            }
+            etag = Self.etag(of: bytes)
+            etags.remember(etag, photoID: id, thumbnail: thumbnail)
+            if status.st_size <= Self.readInPlaceLimit { inPlace = bytes }
+        }
         var headers: HTTPFields = [
             .contentType: "image/jpeg", .eTag: etag, .cacheControl: Self.cacheControl,
         ]
@@ -43,7 +59,9 @@ struct PhotosController {
             return Response(status: .ok, headers: headers)
         }
         let body: ResponseBody
-        if status.st_size <= Self.readInPlaceLimit {
+        if let inPlace {
+            body = ResponseBody(byteBuffer: inPlace)
+        } else if status.st_size <= Self.readInPlaceLimit {
             guard let bytes = Self.read(path, size: Int(status.st_size)) else {
                 throw Problem.notFound(.photoNotFound, id: id)
             }
@@ -81,9 +99,10 @@ struct PhotosController {
         return buffer
     }
 
-    /// The strong ETag of a stored photo file: its id (never given to other bytes) and which image.
-    static func etag(photoID: Int64, thumbnail: Bool) -> String {
-        thumbnail ? "\"photo-\(photoID)-thumbnail\"" : "\"photo-\(photoID)\""
+    /// The strong ETag of a photo file's bytes: the first 128 bits of their SHA-256, in hex.
+    static func etag(of bytes: ByteBuffer) -> String {
+        let digest = bytes.withUnsafeReadableBytes { SHA256.hash(data: $0) }
+        return "\"" + digest.prefix(16).map { String(format: "%02x", $0) }.joined() + "\""
     }
 
     /// Whether an `If-None-Match` list names `etag` (`*` matches anything; `W/` is ignored, as
@@ -92,6 +111,28 @@ struct PhotosController {
         header.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
+        }
+    }
+}
+
+/// The ETags of photo files already read, by photo id and image: a photo's bytes never change
+/// under its id, so each is hashed once per process. Bounded: past `capacity` entries the memory
+/// starts over (a file is then hashed again when next asked for).
+final class PhotoETags: Sendable {
+    static let capacity = 100_000
+    private let known = Mutex<[Int64: String]>([:])
+
+    /// The key of one image: thumbnails by the negative id.
+    private func key(_ photoID: Int64, _ thumbnail: Bool) -> Int64 { thumbnail ? -photoID : photoID }
+
+    func etag(photoID: Int64, thumbnail: Bool) -> String? {
+        known.withLock { $0[key(photoID, thumbnail)] }
+    }
+
+    func remember(_ etag: String, photoID: Int64, thumbnail: Bool) {
+        known.withLock {
+            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+            $0[key(photoID, thumbnail)] = etag
         }
     }
 }

@@ -48,11 +48,39 @@ public struct NearbyPage: Sendable {
     public var items: [NearbyPlace]
     /// Whether more places follow the last item.
     public var hasMore: Bool
+    /// Where the next page starts when the search stopped at its work bound before the page was
+    /// full (`ReadBounds.filteredNearbyCandidates`): every place before this key was seen. `nil`
+    /// when the next page starts after the last item.
+    public var resumeAfter: NearbyKey?
 
-    public init(items: [NearbyPlace], hasMore: Bool) {
+    public init(items: [NearbyPlace], hasMore: Bool, resumeAfter: NearbyKey? = nil) {
         self.items = items
         self.hasMore = hasMore
+        self.resumeAfter = resumeAfter
     }
+
+    /// The key the next page starts after, or `nil` at the end.
+    public var nextKey: NearbyKey? {
+        guard hasMore else { return nil }
+        return resumeAfter ?? items.last.map { NearbyKey(distanceM: $0.distanceM, id: $0.place.id) }
+    }
+}
+
+/// How much work one read of the places may do, whatever the data: a request's cost follows its
+/// page, never the number of places in an area. A read that reaches its bound before its page is
+/// full answers the places it found with a cursor that resumes where it stopped. One rule for
+/// both engines.
+public enum ReadBounds {
+    /// The candidates a filtered nearby search examines for one page (those that fail the
+    /// filters included). Without filters every candidate qualifies, so the walk ends with the
+    /// page. Measured on 1,000,000 places (SQLite): a 50 km search for a category no place has
+    /// examined every place within the radius, 70 ms; bounded, about 2 ms.
+    public static let filteredNearbyCandidates = 2_048
+    /// A viewport with at most this many places is answered by sorting them all (exact, cheap);
+    /// with more, by walking the places most-reviewed first and keeping those inside.
+    public static let viewportSortCandidates = 4_096
+    /// The places a viewport walk examines for one page.
+    public static let viewportWalkRows = 16_384
 }
 
 /// A map-viewport search (`GET /v1/places?bbox=`).
@@ -62,13 +90,21 @@ public struct ViewportQuery: Sendable, Hashable {
     public var east: Double
     public var north: Double
     public var limit: Int
+    /// The last position of the previous page: results start strictly after it.
+    public var after: ViewportKey?
 
-    public init(west: Double, south: Double, east: Double, north: Double, limit: Int) {
+    public init(west: Double, south: Double, east: Double, north: Double, limit: Int, after: ViewportKey? = nil) {
         self.west = west
         self.south = south
         self.east = east
         self.north = north
         self.limit = limit
+        self.after = after
+    }
+
+    /// Whether a place at `lat`, `lng` is inside the box (edges included).
+    public func contains(lat: Double, lng: Double) -> Bool {
+        lat >= south && lat <= north && longitudeSpans.contains { $0.contains(lng) }
     }
 
     /// Whether the box crosses the antimeridian (`west > east`).
@@ -80,14 +116,34 @@ public struct ViewportQuery: Sendable, Hashable {
     }
 }
 
+/// The order of a viewport's places: most-reviewed first, then by id.
+public struct ViewportKey: Sendable, Hashable, Comparable {
+    public var reviewCount: Int
+    public var id: Int64
+
+    public init(reviewCount: Int, id: Int64) {
+        self.reviewCount = reviewCount
+        self.id = id
+    }
+
+    public static func < (lhs: ViewportKey, rhs: ViewportKey) -> Bool {
+        lhs.reviewCount != rhs.reviewCount ? lhs.reviewCount > rhs.reviewCount : lhs.id < rhs.id
+    }
+}
+
 /// The places of a viewport, most-reviewed first, and whether more were inside.
 public struct ViewportResult: Sendable {
     public var items: [Place]
     public var truncated: Bool
+    /// Where the next page starts when more places follow: after the last item, or, when the
+    /// walk stopped at its bound before the page was full, after the last place it examined.
+    public var nextKey: ViewportKey?
 
-    public init(items: [Place], truncated: Bool) {
+    public init(items: [Place], truncated: Bool, nextKey: ViewportKey? = nil) {
         self.items = items
         self.truncated = truncated
+        self.nextKey =
+            nextKey ?? (truncated ? items.last.map { ViewportKey(reviewCount: $0.reviewCount, id: $0.id) } : nil)
     }
 }
 

@@ -7,6 +7,8 @@ struct PlacesController {
     let authentication: AccessTokenMiddleware
     /// The cores that searches of two characters may occupy at once.
     let searchScans: CoreBudget
+    /// The viewports and filtered nearby searches that may run at once (`ReadGate`).
+    var expensiveReads = ReadGate()
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -97,31 +99,47 @@ struct PlacesController {
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(NearbyKey.self, from: cursor, scope: scope)
         }
-        let page = try await store.nearbyPlaces(query)
-        let next =
-            page.hasMore
-            ? page.items.last.map { last in
-                cursors.encode(NearbyKey(distanceM: last.distanceM, id: last.place.id), scope: scope)
-            } : nil
+        // With a filter, the walk examines up to `ReadBounds.filteredNearbyCandidates` places
+        // and may answer fewer than `limit` with a cursor that resumes; such searches take a
+        // slot of `expensiveReads`.
+        let filtered = query.reviewedOnly || query.minRating != nil || query.category != nil
+        let page =
+            filtered
+            ? try await expensiveReads.run { [query] in try await store.nearbyPlaces(query) }
+            : try await store.nearbyPlaces(query)
+        let next = page.nextKey.map { cursors.encode($0, scope: scope) }
         return Page(items: page.items, nextCursor: next).response(for: request, format: format)
     }
 
-    /// `GET /v1/places?bbox=west,south,east,north`: the places of a map viewport.
+    /// `GET /v1/places?bbox=west,south,east,north&limit=&cursor=`: the places of a map
+    /// viewport, most-reviewed first (then by id). When more places follow, `truncated` is true
+    /// and `next_cursor` continues the same order. The work of one answer is bounded
+    /// (`ReadBounds`): a dense box is walked for a bounded number of places, so a page may hold
+    /// fewer than `limit` with a `next_cursor`; viewports take a slot of `expensiveReads`.
     @Sendable func viewport(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         let limit = reader.int("limit", in: 1...2000, default: 500)
         let box = try Self.boundingBox(reader.text("bbox"))
         let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
-        let result = try await store.placesInViewport(
-            ViewportQuery(west: box[0], south: box[1], east: box[2], north: box[3], limit: limit))
+        var query = ViewportQuery(west: box[0], south: box[1], east: box[2], north: box[3], limit: limit)
+        // The cursor belongs to this exact box.
+        let scope = "viewport|\(query.west)|\(query.south)|\(query.east)|\(query.north)"
+        if let cursor = reader.text("cursor") {
+            query.after = try cursors.decode(ViewportKey.self, from: cursor, scope: scope)
+        }
+        let result = try await expensiveReads.run { [query] in try await store.placesInViewport(query) }
+        let next = result.nextKey.map { cursors.encode($0, scope: scope) }
         let headers: HTTPFields = [.vary: "Accept"]
+        func writeEnd(_ writer: inout JSONWriter) {
+            writer.key("truncated")
+            writer.value(result.truncated)
+            writer.key("next_cursor")
+            writer.value(next)
+        }
         if format == .geoJSON {
             var writer = JSONWriter(capacity: 256 + result.items.count * 520)
-            writer.featureCollection(result.items) { writer in
-                writer.key("truncated")
-                writer.value(result.truncated)
-            }
+            writer.featureCollection(result.items) { writer in writeEnd(&writer) }
             return writer.geoJSONResponse(headers: headers)
         }
         var writer = JSONWriter(capacity: 256 + result.items.count * 400)
@@ -130,8 +148,7 @@ struct PlacesController {
             writer.array { writer in
                 for place in result.items { place.write(to: &writer) }
             }
-            writer.key("truncated")
-            writer.value(result.truncated)
+            writeEnd(&writer)
         }
         return writer.response(headers: headers)
     }
@@ -157,7 +174,7 @@ struct PlacesController {
             throw invalid("required", .bboxRequired)
         }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let numbers = parts.compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }.filter(\.isFinite)
+        let numbers = parts.compactMap { Double(decimal: $0.trimmingCharacters(in: .whitespaces)) }
         guard parts.count == 4, numbers.count == 4 else {
             throw invalid("malformed", .bboxMalformed)
         }

@@ -40,6 +40,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the newest request's body has ended.
     private var requestEnded = true
     private var closeAfterAnswer = false
+    /// Whether the newest request asked to close the connection after its answer (Hummingbird
+    /// then ends the connection's output once the answer is written).
+    private var closeRequested = false
     /// Whether the newest request expects `100 Continue` and has not received it: a client that
     /// gets a final answer instead never sends the body, so there is nothing to drain.
     private var awaitingContinue = false
@@ -98,6 +101,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             openRequests += 1
             requestEnded = false
             closeAfterAnswer = false
+            closeRequested = head.headerFields[.connection] == "close"
             awaitingContinue = head.headerFields[.expect].map(ExpectContinueHandler.isContinue) ?? false
             waited = .zero
             waitingSince = nil
@@ -126,6 +130,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(data)
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        // While draining, the service no longer reads (Hummingbird stops asking for bytes once a
+        // request with `Connection: close` is answered), so this handler asks for them itself:
+        // a client that writes its whole body before reading gets to the end of it and then reads
+        // the answer, instead of a reset when the connection closes with its bytes unread.
+        if case .draining = phase { context.read() }
+        context.fireChannelReadComplete()
+    }
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
         case .head(let head) where head.status == .continue:
@@ -134,6 +147,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             if !requestEnded || head.headerFields[.connection]?.lowercased() == "close" {
                 // An answer before the body was read: tell the client, and close once it is sent.
                 closeAfterAnswer = true
+                head.headerFields[.connection] = "close"
+                return context.write(wrapOutboundOut(.head(head)), promise: promise)
+            }
+            if closeRequested {
+                // Say so in the answer too (RFC 9112 §9.6).
                 head.headerFields[.connection] = "close"
                 return context.write(wrapOutboundOut(.head(head)), promise: promise)
             }
@@ -165,6 +183,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
         phase = .draining(dropped: 0)
         schedule(context, after: limits.drainTimeout, reason: .earlyAnswer)
+        context.read()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

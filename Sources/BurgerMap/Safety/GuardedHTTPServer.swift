@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOHTTPTypesHTTP1
 
 /// Hummingbird's HTTP/1.1 channel with the service's connection limits around it: a
 /// `ConnectionGuard` after the HTTP decoder, a `ByteCounter` in front of it, and the connection
@@ -20,6 +21,8 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             let guardHandler = try pipeline.handler(type: ConnectionGuard.self)
             try pipeline.addHandler(ByteCounter(reportingTo: guardHandler), position: .first)
+            let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
+            try pipeline.addHandler(ConnectionCloseRequest(), position: .before(codec.handler))
             return value
         }
     }

@@ -12,6 +12,8 @@ public enum WriteAction: String, Sendable, CaseIterable {
     case report
     /// Photos the LookForRealBurger app uploads ahead of a review.
     case upload
+    /// A new avatar (each is a decode of up to 50 megapixels).
+    case avatar
 }
 
 /// At most `count` writes of one kind per user in each `seconds`-long window.
@@ -44,6 +46,7 @@ public struct WriteLimits: Sendable, Equatable {
         .follow: WriteLimit(count: 60, seconds: 60),
         .report: WriteLimit(count: 20, seconds: 3600),
         .upload: WriteLimit(count: 40, seconds: 3600),
+        .avatar: WriteLimit(count: 10, seconds: 3600),
     ]
 
     public init() {}

@@ -74,6 +74,9 @@ public struct ServiceDependencies: Sendable {
     /// query has no trigram, so both engines scan the folded names for it (see
     /// `PlacesController.search`).
     public var searchScans = CoreBudget(cores: ProcessInfo.processInfo.activeProcessorCount / 2)
+    /// The viewports and filtered nearby searches that may run at once (half the cores), and
+    /// how many more may wait (`ReadGate`).
+    public var expensiveReads = ReadGate()
 
     public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
         self.stores = stores
@@ -95,6 +98,8 @@ public enum ServiceMetrics {
 /// Builds the router with every route and middleware; tests call this with a temporary database.
 /// With `servesMetrics` false, `/metrics` is left to the metrics listener (`buildMetricsRouter`).
 public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool = true) -> Router<AppRequestContext> {
+    var dependencies = dependencies
+    dependencies.media.rows = dependencies.stores.photos
     // HEAD wherever GET is: RFC 9110 asks every general-purpose server for both.
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // The client first (the access log names it), then the access log, outside compression so
@@ -104,7 +109,19 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ResponseCompressionMiddleware())
     let health = dependencies.stores.health
-    router.add(middleware: ProblemMiddleware(isOutage: { health.isOutage($0) }))
+    let storage = dependencies.media.storage
+    let faults = StorageFaults(probe: {
+        if let fault = await health.probeWrite() { return fault }
+        return storage.probeWrite()
+    })
+    router.add(
+        middleware: ProblemMiddleware(
+            isOutage: { health.isOutage($0) },
+            storageFault: { error in
+                if let fault = health.storageFault(error) { return fault }
+                if let fault = (error as? PhotoStorageError)?.fault { return fault }
+                return (error as? StorageFault)
+            }, faults: faults))
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: RequestMetricsMiddleware())
@@ -112,12 +129,14 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let cursors = CursorCodec(secret: dependencies.secret)
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
     router.addRoutes(
-        ServiceController(health: HealthAnswer(health: stores.health), metrics: ServiceMetrics.registry).endpoints(
+        ServiceController(
+            health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry
+        ).endpoints(
             servesMetrics: servesMetrics))
     router.addRoutes(
         PlacesController(
             store: stores.places, cursors: cursors, authentication: authentication,
-            searchScans: dependencies.searchScans
+            searchScans: dependencies.searchScans, expensiveReads: dependencies.expensiveReads
         ).endpoints,
         atPath: "/v1/places")
     router.addRoutes(
@@ -129,7 +148,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         UsersController(
             accounts: stores.accounts, media: dependencies.media, authentication: authentication,
-            blockedWords: blockedWords
+            blockedWords: blockedWords, writes: writes
         ).endpoints,
         atPath: "/v1/users")
     router.addRoutes(

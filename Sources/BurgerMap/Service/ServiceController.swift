@@ -5,6 +5,8 @@ import Prometheus
 /// `GET /health`, `GET /metrics` and `GET /openapi.yaml`.
 struct ServiceController {
     let health: HealthAnswer
+    /// The storage fault this instance met, if it still stands.
+    var faults: StorageFaults? = nil
     let metrics: PrometheusCollectorRegistry
 
     /// The routes this controller serves; `/metrics` only when `servesMetrics`.
@@ -20,10 +22,15 @@ struct ServiceController {
     /// outage monitor, or on SQLite a check at most a second old: `HealthAnswer`) and `/v1` is served (so a load balancer
     /// never sends traffic to an instance whose `/health` is 200 while its routes still answer 503
     /// for the second until its next check).
+    ///
+    /// While a write of this instance failed for a full disk or a read-only file, and a probe
+    /// write (at most one a second) still fails, `503 storage_full` or `storage_read_only`: a
+    /// local fault, so a load balancer should take this instance out until it clears.
     @Sendable func health(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard await health.isHealthy() else {
             throw Problem(.serviceUnavailable, .databaseUnavailable, headers: [.retryAfter: "5"])
         }
+        if let fault = await faults?.current() { throw fault.problem }
         return jsonResponse(Self.healthyBody, status: .ok)
     }
 

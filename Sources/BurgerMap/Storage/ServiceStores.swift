@@ -12,6 +12,11 @@ public protocol StoreHealth: Sendable {
     /// monitor): `/health` then answers from it alone, so that it says 503 exactly when the
     /// routes do.
     var checksInBackground: Bool { get }
+    /// The storage fault an error a store threw means (a full disk, a read-only database), if
+    /// it is one.
+    func storageFault(_ error: any Error) -> StorageFault?
+    /// Tries one small write; answers the fault that stops it, or `nil` when writes work.
+    func probeWrite() async -> StorageFault?
 }
 
 extension StoreHealth {

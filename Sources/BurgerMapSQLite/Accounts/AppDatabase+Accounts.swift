@@ -84,6 +84,17 @@ extension AppDatabase {
         }
     }
 
+    public func replacePasswordHash(userID: Int64, from old: String, to new: String) async throws -> Bool {
+        try await measured("replace_password_hash") {
+            try await pool.write { db in
+                try db.execute(
+                    sql: "UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?",
+                    arguments: [new, userID, old])
+                return db.changesCount == 1
+            }
+        }
+    }
+
     /// One account, or `nil`.
     public func user(id: Int64) async throws -> User? {
         try await measured("user") {

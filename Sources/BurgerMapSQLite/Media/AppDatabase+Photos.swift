@@ -30,6 +30,24 @@ extension AppDatabase {
         try await pool.read { db in Set(try Int64.fetchAll(db, sql: "SELECT id FROM photos")) }
     }
 
+    /// The ids among `ids` that have rows; the highest id is made the floor of new photo ids
+    /// (SQLite's AUTOINCREMENT counter rolls back with a transaction a crash interrupted).
+    public func settleStagedPhotoIDs(_ ids: [Int64]) async throws -> Set<Int64> {
+        guard let highest = ids.max() else { return [] }
+        return try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE sqlite_sequence SET seq = max(seq, ?) WHERE name = 'photos'", arguments: [highest])
+            if db.changesCount == 0 {
+                try db.execute(
+                    sql: "INSERT INTO sqlite_sequence (name, seq) VALUES ('photos', ?)", arguments: [highest])
+            }
+            return Set(
+                try Int64.fetchAll(
+                    db, sql: "SELECT id FROM photos WHERE id IN (\(Self.placeholders(ids.count)))",
+                    arguments: StatementArguments(ids)))
+        }
+    }
+
     /// Stores photos uploaded ahead of their review (see `PhotoStore.addPendingPhotos`).
     public func addPendingPhotos(
         owner: Int64, photos: [PhotoSize], at time: Timestamp = .now(), beforeCommit: @Sendable ([Int64]) throws -> Void

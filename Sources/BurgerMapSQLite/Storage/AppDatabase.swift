@@ -29,11 +29,22 @@ public final class AppDatabase: Sendable {
         configuration.prepareDatabase { db in
             try Self.prepareConnection(db)
         }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try Self.openPool(path: path, configuration: configuration)
+        try Self.checkWritable(pool, path: path)
         try Self.migrator.migrate(pool)
         // As many as the threads that run requests (Swift's cooperative pool: one per core).
         callingThreadReaders = CallingThreadReaders(
             path: path, configuration: configuration, limit: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// The pool on the file; a file SQLite cannot open because it is read-only gets the same
+    /// clear refusal as one it opens for reading only.
+    private static func openPool(path: String, configuration: Configuration) throws -> DatabasePool {
+        do {
+            return try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+            throw DatabaseFileError.readOnly(path)
+        }
     }
 
     /// A read for a request's hot path: on the calling thread when one of `callingThreadReaders`

@@ -41,7 +41,8 @@ struct AuthRoutesTests {
             #expect(try await client.send(.get, "/v1/users/999").status == .notFound)
 
             let hash = try #require(try await environment.text("SELECT password_hash FROM users"))
-            #expect(hash.hasPrefix("$2b$10$") && !hash.contains("correct"))
+            // bcrypt (cost 10) of the password's HMAC-SHA-256 (`PasswordHasher`).
+            #expect(hash.hasPrefix("$bm2$$2b$10$") && !hash.contains("correct"))
             // One refresh token stored, as its 32-byte hash, not the token's \(refresh.utf8.count) bytes.
             #expect(try await environment.rowCount("refresh_tokens") == 1)
             #expect(try await environment.int("SELECT count(*) FROM refresh_tokens WHERE length(token_hash) = 32") == 1)

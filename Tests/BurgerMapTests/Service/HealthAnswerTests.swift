@@ -20,6 +20,8 @@ struct HealthAnswerTests {
         var isAvailable: Bool { engine.isAvailable }
         /// Checked on each request, not in the background, whatever the engine.
         var checksInBackground: Bool { false }
+        func storageFault(_ error: any Error) -> StorageFault? { engine.storageFault(error) }
+        func probeWrite() async -> StorageFault? { await engine.probeWrite() }
     }
 
     @Test("one database check serves every /health of the next second", arguments: StoreEngine.allCases)

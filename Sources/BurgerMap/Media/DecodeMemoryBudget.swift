@@ -1,0 +1,75 @@
+import Synchronization
+
+/// Bounds the memory that images being decoded at once may take: a decode waits (without
+/// holding a thread) until its pixels fit beside the others'. The worker count alone bounds
+/// how many decode at once, not their size: four clients looping a 50-megapixel PNG (150 MB of
+/// pixels each) took the server from 408 to 865 MB. One image larger than the whole budget
+/// still runs, alone.
+final class DecodeMemoryBudget: Sendable {
+    private struct State {
+        var inUse = 0
+        var waiting: [(bytes: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+
+    let bytes: Int
+    private let state = Mutex(State())
+
+    init(bytes: Int) {
+        self.bytes = max(1, bytes)
+    }
+
+    /// Runs `work` once `need` bytes fit (first come, first served).
+    func withReservation<T>(_ need: Int, _ work: () async throws -> T) async throws -> T {
+        await reserve(need)
+        defer { release(need) }
+        return try await work()
+    }
+
+    private func reserve(_ need: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { state -> Bool in
+                if state.waiting.isEmpty, state.inUse == 0 || state.inUse + need <= bytes {
+                    state.inUse += need
+                    return true
+                }
+                state.waiting.append((need, continuation))
+                return false
+            }
+            if admitted { continuation.resume() }
+        }
+    }
+
+    private func release(_ need: Int) {
+        let admitted = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.inUse -= need
+            var admitted: [CheckedContinuation<Void, Never>] = []
+            while let first = state.waiting.first, state.inUse == 0 || state.inUse + first.bytes <= bytes {
+                state.inUse += first.bytes
+                admitted.append(first.continuation)
+                state.waiting.removeFirst()
+            }
+            return admitted
+        }
+        for continuation in admitted { continuation.resume() }
+    }
+}
+
+extension PhotoProcessor {
+    /// The bytes of pixels decoding `bytes` takes at most (3 a pixel, at the DCT scale a JPEG is
+    /// decoded at), read from the image's header; `nil` when it cannot be read (the decoder
+    /// then refuses the image).
+    static func decodedBytes(_ bytes: UnsafeRawBufferPointer, fullSide: Int) -> Int? {
+        guard let format = ImageFormat.detect(bytes) else { return nil }
+        switch format {
+        case .jpeg:
+            guard let size = declaredJPEGSize(bytes) else { return nil }
+            let scale = scaleNumerator(longestSide: max(size.width, size.height), target: fullSide)
+            return scaledLongestSide(size.width, scale) * scaledLongestSide(size.height, scale) * 3
+        case .png:
+            // The IHDR chunk comes first: width and height at bytes 16…23.
+            guard bytes.count >= 24 else { return nil }
+            func word(_ at: Int) -> Int { (0..<4).reduce(0) { $0 << 8 | Int(bytes[at + $1]) } }
+            return word(16) * word(20) * 4
+        }
+    }
+}
