@@ -18,6 +18,9 @@ final class DecodeMemoryBudget: Sendable {
         self.bytes = max(1, bytes)
     }
 
+    /// How many decodes wait for room now.
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Runs `work` once `need` bytes fit (first come, first served).
     func withReservation<T>(_ need: Int, _ work: () async throws -> T) async throws -> T {
         await reserve(need)
