@@ -8,21 +8,30 @@ import Foundation
 /// elsewhere the folder's age decides, `PhotoStorage.sweepGrace`.)
 final class IncomingFolder: Sendable {
     static let lockName = ".lock"
-    /// A folder younger than this is never taken: its process may not have locked it yet.
-    static let creationGrace: Int64 = 60_000
+    /// A folder is made under a name starting with this, locked, then renamed: a folder under
+    /// its final name is locked from its first moment, so a sweep can judge it at any age.
+    static let makingPrefix = ".making-"
+    /// A folder still being made this long after it was started belongs to a process that died.
+    static let makingGrace: Int64 = 60_000
 
     let url: URL
     private let lock: Int32
 
-    /// Creates and locks a new folder in `incoming`.
+    /// Creates and locks a new folder in `incoming`: made and locked under a temporary name,
+    /// then renamed to its own.
     init(in incoming: URL) throws {
-        url = incoming.appendingPathComponent(UUID().uuidString.lowercased(), isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: false)
-        let descriptor = open(url.appendingPathComponent(Self.lockName).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else { throw PhotoStorageError.system("create lock in \(url.path)", errno) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        let name = UUID().uuidString.lowercased()
+        let making = incoming.appendingPathComponent(Self.makingPrefix + name, isDirectory: true)
+        url = incoming.appendingPathComponent(name, isDirectory: true)
+        try FileManager.default.createDirectory(at: making, withIntermediateDirectories: false)
+        let descriptor = open(
+            making.appendingPathComponent(Self.lockName).path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw PhotoStorageError.system("create lock in \(making.path)", errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, rename(making.path, url.path) == 0 else {
+            let code = errno
             close(descriptor)
-            throw PhotoStorageError.system("lock \(url.path)", errno)
+            try? FileManager.default.removeItem(at: making)
+            throw PhotoStorageError.system("lock \(url.path)", code)
         }
         lock = descriptor
     }
@@ -32,15 +41,17 @@ final class IncomingFolder: Sendable {
         self.lock = lock
     }
 
-    /// A folder no running process holds, locked now by this one; `nil` while its owner runs
-    /// (or while it is too new to tell: a process makes its folder, then locks it).
+    /// A folder no running process holds, locked now by this one; `nil` while its owner runs.
+    /// A folder still being made is taken only once it is older than `makingGrace`.
     static func takeIfAbandoned(_ folder: URL, now: Timestamp) -> IncomingFolder? {
-        var status = stat()
-        guard stat(folder.path, &status) == 0 else { return nil }
-        let changed = Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000
-        guard changed < now.milliseconds - creationGrace else { return nil }
+        if folder.lastPathComponent.hasPrefix(makingPrefix) {
+            var status = stat()
+            guard stat(folder.path, &status) == 0 else { return nil }
+            let changed = Int64(status.st_mtim.tv_sec) * 1000 + Int64(status.st_mtim.tv_nsec) / 1_000_000
+            guard changed < now.milliseconds - makingGrace else { return nil }
+        }
         let descriptor = open(folder.appendingPathComponent(lockName).path, O_RDWR | O_CLOEXEC)
-        // No lock file in a folder this old: its process died before it locked it.
+        // No lock file: a folder whose making never finished.
         guard descriptor >= 0 else { return IncomingFolder(taken: folder, lock: -1) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)

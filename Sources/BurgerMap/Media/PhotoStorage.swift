@@ -141,11 +141,12 @@ public struct PhotoStorage: Sendable {
     }
 
     /// Settles what crashed processes left in `incoming/` (see the type's comment), then removes
-    /// photo files that no row of `store` owns (rows deleted while the service was down) and
-    /// files older versions left loose in `incoming/`. Run at start-up. Only final files and
-    /// loose files older than `sweepGrace` go, so that an upload another instance is committing
-    /// right now is never taken for an orphan; the photo ids are read after the folder is listed,
-    /// so a row committed meanwhile keeps its files. Answers how many files were removed.
+    /// photo files that no row of `store` owns (rows deleted by a process killed before it
+    /// removed their files, or while the service was down). Run at start-up. A file under a
+    /// photo's final name exists only once its row committed, so one without a row goes at any
+    /// age; the photo ids are read after the folder is listed, so a photo published meanwhile
+    /// keeps its files. Files of no photo (another `.jpg` name, files older versions left loose
+    /// in `incoming/`) go once older than `sweepGrace`. Answers how many files were removed.
     public func sweepOrphans(_ store: any PhotoStore, now: Timestamp = .now()) async throws -> Int {
         var removed = try await settleAbandonedFolders(store, now: now)
         let cutoff = now.milliseconds - Self.sweepGrace.milliseconds
@@ -209,8 +210,9 @@ public struct PhotoStorage: Sendable {
         }
         for name in try manager.contentsOfDirectory(atPath: root.path) where name.hasSuffix(".jpg") {
             let path = root.appendingPathComponent(name).path
-            guard isOldFile(path) else { continue }
-            candidates.append((path, Self.photoID(inFileName: name)))
+            let id = Self.photoID(inFileName: name)
+            guard id != nil || isOldFile(path) else { continue }
+            candidates.append((path, id))
         }
         return candidates
     }

@@ -39,12 +39,15 @@ struct PhotoCrashRecoveryTests {
             }
             #expect(try await client.execute(uri: url, method: .get).status == .notFound)
             #expect(try await client.execute(uri: "/v1/photos/\(id + 5).jpg", method: .get).status == .notFound)
-            // A folder this new may belong to a process that is starting: left alone.
-            #expect(try await storage.sweepOrphans(environment.stores.photos) == 0)
-            #expect(FileManager.default.fileExists(atPath: dead.path))
-
+            // A folder still being made (no lock yet) is left alone while it is young.
+            let making = storage.root.appendingPathComponent("incoming/.making-0d1e2a3d-0000-4bad-8bad-000000000002")
+            try FileManager.default.createDirectory(at: making, withIntermediateDirectories: true)
+            // The dead process's folder is settled at once, whatever its age: its lock is free.
+            #expect(try await storage.sweepOrphans(environment.stores.photos) == 3)
+            #expect(FileManager.default.fileExists(atPath: making.path))
             let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 120_000)
-            #expect(try await storage.sweepOrphans(environment.stores.photos, now: later) == 3)
+            #expect(try await storage.sweepOrphans(environment.stores.photos, now: later) == 0)
+            #expect(!FileManager.default.fileExists(atPath: making.path))
             #expect(!FileManager.default.fileExists(atPath: dead.path))
             #expect(try environment.photoFiles().incoming.isEmpty)
             let published = try await client.execute(uri: url, method: .get)

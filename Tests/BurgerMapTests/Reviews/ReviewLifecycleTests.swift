@@ -177,7 +177,7 @@ struct ReviewLifecycleTests {
     }
 
     @Test(
-        "start-up removes files no row owns and anything left in incoming/, once older than an upload can take",
+        "start-up removes photo files no row owns at once, and other files once older than an upload can take",
         arguments: StoreEngine.allCases)
     func orphanSweep(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -191,11 +191,13 @@ struct ReviewLifecycleTests {
         for name in ["incoming/abc.jpg", "incoming/abc.thumb.jpg", "77.jpg", "77.thumb.jpg", "notes.jpg"] {
             try Data([1, 2, 3]).write(to: storage.root.appendingPathComponent(name))
         }
-        // Just written: another instance sharing the folder may be committing them right now.
-        #expect(try await storage.sweepOrphans(environment.stores.photos) == 0)
+        // A photo's final name without its row goes at once (final names come only after the
+        // commit); files of no photo wait until no upload of an older version can own them.
+        #expect(try await storage.sweepOrphans(environment.stores.photos) == 2)
+        #expect(!FileManager.default.fileExists(atPath: storage.root.appendingPathComponent("77.jpg").path))
         let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 2 * 3600 * 1000)
         let removed = try await storage.sweepOrphans(environment.stores.photos, now: later)
-        #expect(removed == 5)
+        #expect(removed == 3)
         let files = try environment.photoFiles()
         #expect(files.stored == kept)
         #expect(files.incoming.isEmpty)
