@@ -6,9 +6,13 @@
 - every 200 carries `ETag: "<first 16 bytes of SHA-256 of the body, hex>"` and the year-long
   immutable Cache-Control, and an id once served keeps its bytes for the whole run;
 - an id seen as an uncommitted file (no row, its process dead) never later gets a row, and no
-  image of an id lies in two places with other bytes (ids are never reused);
-- photos/incoming/ holds the running process's folder (locked, only `.lock` in it right after
-  start) and dead processes' folders only until they are due for settling (60 s old at a start).
+  image of an id lies in two places with other bytes (ids are never reused). The killed
+  process's folder is read between the kill and the next start (`before_start`), since that
+  start settles it;
+- right after every start, photos/incoming/ holds the running process's folder only (locked,
+  only `.lock` in it): a start settles every folder under its final name that no process holds,
+  whatever its age. Only a `.making-<uuid>` folder (one whose making a kill cut short) younger
+  than 60 s at the start may wait; it is counted, and none is expected.
 """
 
 import fcntl
@@ -20,7 +24,8 @@ import time
 
 NAME = re.compile(r"(\d+)(\.thumb)?\.jpg")
 CACHE_CONTROL = "public, max-age=31536000, immutable"
-GRACE = 60.0  # IncomingFolder.creationGrace: a dead folder younger than this at a start waits
+MAKING = ".making-"  # IncomingFolder.makingPrefix: a folder still being made
+GRACE = 60.0  # IncomingFolder.makingGrace: a `.making-` folder younger than this at a start waits
 SLACK = 1.0  # clock and file-time rounding
 
 
@@ -55,6 +60,7 @@ class Folder:
     def __init__(self, path):
         self.path = path
         self.name = os.path.basename(path)
+        self.making = self.name.startswith(MAKING)
         self.held = lock_held(path)
         self.mtime = os.stat(path).st_mtime
         self.files = sorted(os.listdir(path))
@@ -71,33 +77,9 @@ class Scan:
         self.loose = [os.path.basename(path) for path in entries if not os.path.isdir(path)]
         self.held = [f for f in self.folders if f.held]
         self.dead = [f for f in self.folders if not f.held]
-        # Dead folders the start-up could not settle yet (too young): their files wait.
-        self.young = [f for f in self.dead if f.mtime >= started_at - GRACE - SLACK]
-        self.waiting = {name for f in self.young for name in f.files if NAME.fullmatch(name)}
+        # The only folders a start may leave unsettled: `.making-` ones younger than GRACE.
+        self.young = [f for f in self.dead if f.making and f.mtime >= started_at - GRACE - SLACK]
         self.files = len(self.loose) + sum(len([n for n in f.files if n != ".lock"]) for f in self.folders)
-
-
-def dead_folders(data_dir):
-    incoming = os.path.join(data_dir, "photos", "incoming")
-    paths = [os.path.join(incoming, name) for name in os.listdir(incoming)]
-    return [path for path in paths if os.path.isdir(path) and not lock_held(path)]
-
-
-def backdate_dead_folders(data_dir, seconds=2 * GRACE):
-    """Sets the times of the folders no process holds back, so the next start settles them."""
-    folders = dead_folders(data_dir)
-    then = time.time() - seconds
-    for path in folders:
-        os.utime(path, (then, then))
-    return len(folders)
-
-
-def wait_dead_folders_due(data_dir, limit):
-    """Sleeps until every folder no process holds is old enough to be settled (at most `limit` s)."""
-    newest = max((os.stat(path).st_mtime for path in dead_folders(data_dir)), default=0)
-    pause = min(max(0.0, newest + GRACE + 2 * SLACK - time.time()), limit)
-    time.sleep(pause)
-    return pause
 
 
 def provenance(model, pid):
@@ -118,12 +100,42 @@ class PhotoLedger:
         self.served = {}  # (id, thumbnail) -> (sha256 hex, ETag, check that first saw it)
         self.named = {}  # id -> check that first saw a file named after it
         self.uncommitted = {}  # id -> (check, sha256 of its file): a file whose row did not exist
-        self.folders = set()  # incoming folders at the previous check
-        self.restarts = []  # (check, files under incoming/, folders, dead, settled since, awaiting)
+        self.folders = set()  # incoming folders at the previous look (a check, or before a start)
+        self.restarts = []  # (check, files under incoming/, folders, dead, settled since, awaiting, young .making-)
+        self.left = []  # (kill, files left under incoming/, folders, of them photos without a row)
         self.requests = 0
         self.flagged = set()  # (category, (id, thumbnail)) already reported: once each
 
-    def check(self, call, port, data_dir, scan, model, report, when, strict=False):
+    def before_start(self, data_dir, when):
+        """Reads what the killed (or stopped) process left, while no process runs: the images in
+        incoming/ folders whose ids have no committed row are uncommitted (`check` then makes
+        sure those ids never get a row), and every id named by a file is probed after the start.
+        Answers (files under incoming/, folders, uncommitted images)."""
+        photos = os.path.join(data_dir, "photos")
+        scan = Scan(data_dir, time.time())
+        db = sqlite3.connect(f"file:{os.path.join(data_dir, 'burgermap.sqlite')}?mode=ro", uri=True)
+        try:
+            rows = {pid for (pid,) in db.execute("SELECT id FROM photos")}
+        finally:
+            db.close()
+        for name in os.listdir(photos):
+            if (match := NAME.fullmatch(name)):
+                self.named.setdefault(int(match.group(1)), when)
+        uncommitted = 0
+        for folder in scan.folders:
+            for name in folder.files:
+                if not (match := NAME.fullmatch(name)):
+                    continue
+                pid = int(match.group(1))
+                self.named.setdefault(pid, when)
+                if pid not in rows and not match.group(2):
+                    uncommitted += 1
+                    self.uncommitted.setdefault(pid, (when, digest(os.path.join(folder.path, name))))
+        self.folders = {f.name for f in scan.folders}
+        self.left.append((when, scan.files, len(scan.folders), uncommitted))
+        return self.left[-1][1:]
+
+    def check(self, call, port, data_dir, scan, model, report, when):
         """Runs the photo checks on an idle service; adds violations to `report`."""
         def bad(category, message, key=None):
             """Reports once per (category, key) over the whole run when `key` is given."""
@@ -210,34 +222,40 @@ class PhotoLedger:
                 bad("reused ids", f"photo {pid} was a file with no row in a dead process's incoming/ folder [{seen}], "
                                   f"now it has a committed row ({same})", (pid, "row"))
 
-        self.check_incoming(scan, bad, strict)
+        self.check_incoming(scan, bad)
         names = {f.name for f in scan.folders}
         self.restarts.append((when, scan.files, len(scan.folders), len(scan.dead),
-                              len(self.folders - names), awaiting))
+                              len(self.folders - names), awaiting, len(scan.young)))
         self.folders = names
         return self.restarts[-1]
 
-    def check_incoming(self, scan, bad, strict):
+    def check_incoming(self, scan, bad):
+        """Right after a start: the running process's folder, holding `.lock` only, and no other
+        folder but a `.making-` one younger than GRACE (counted; none is expected)."""
         if len(scan.held) != 1:
             bad("unsettled incoming", f"{len(scan.held)} folders of incoming/ are locked by a running process, expected 1")
         for folder in scan.held:
-            if folder.files != [".lock"]:
+            if folder.making or folder.files != [".lock"]:
                 bad("unsettled incoming", f"the running process's incoming/{folder.name} holds {folder.files} at start")
         for folder in scan.dead:
+            if folder in scan.young:
+                continue
             age = scan.started_at - folder.mtime
-            if strict or folder not in scan.young:
-                bad("unsettled incoming", f"incoming/{folder.name}, no running owner, {age:.0f} s old at the start, "
-                                          f"was not settled: {folder.files}")
+            bad("unsettled incoming", f"incoming/{folder.name}, no running owner, {age:.0f} s old at the start, "
+                                      f"was not settled: {folder.files}")
 
     def summary(self):
         """Lines for the run's summary."""
         starts = [r for r in self.restarts if not r[0].startswith("self-test")]
         files = [r[1] for r in starts]
+        left = [r[1] for r in self.left]
         return [
             f"photo ids: {len(self.named)} seen in file names, {len({p for p, _ in self.served})} served with 200 "
             f"({len(self.served)} images recorded by hash and ETag), {len(self.uncommitted)} seen as files with no row "
             f"in a dead process's folder; {self.requests} photo requests",
+            f"files left under photos/incoming/ by each kill (and the clean stop), read before the next start: "
+            f"{left} (most {max(left, default=0)}); of them images with no row: {[r[3] for r in self.left]}",
             f"files under photos/incoming/ at each start: {files} (most {max(files, default=0)}); "
             f"folders settled: {sum(r[4] for r in starts)}; committed photos awaiting settling at a start: "
-            f"{[r[5] for r in starts]}",
+            f"{[r[5] for r in starts]}; young .making- folders left by a start: {sum(r[6] for r in starts)}",
         ]

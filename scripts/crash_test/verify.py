@@ -38,12 +38,18 @@ def is_jpeg(path):
     return len(data) > 4 and data[:2] == b"\xff\xd8" and data[-2:] == b"\xff\xd9"
 
 
-def check_store(model, data_dir, report, when, waiting=frozenset()):
+def check_store(model, data_dir, report, when, flagged=None):
     """Checks the database file and the photo folder against the model; adds what is wrong to
-    `report` (category -> messages). Nothing may be writing while it runs. `waiting`: names of
-    files that wait in dead processes' incoming/ folders the start could not settle yet (too
-    young): a committed photo's file may wait there instead of at its final name."""
-    def bad(category, message):
+    `report` (category -> messages). Nothing may be writing while it runs. Right after a start
+    every committed photo has both files at their final names (the start settles every dead
+    process's incoming/ folder) and no final name lacks its row. `flagged`: a set kept from
+    check to check, so that a file fault (an orphan or a missing file) still there at a later
+    check is reported once over the run; without it each check reports everything it sees."""
+    def bad(category, message, key=None):
+        if key is not None and flagged is not None:
+            if (category, key) in flagged:
+                return
+            flagged.add((category, key))
         report.setdefault(category, []).append(f"[{when}] {message}")
 
     db = sqlite3.connect(f"file:{os.path.join(data_dir, 'burgermap.sqlite')}?mode=ro", uri=True)
@@ -58,7 +64,7 @@ def check_store(model, data_dir, report, when, waiting=frozenset()):
                     bad("count mismatches", f"{name} of {rid} is {stored}, recount {recount}")
         with model.lock:
             check_rows(db, model, bad)
-        check_files(db, data_dir, bad, waiting)
+        check_files(db, data_dir, bad)
     finally:
         db.close()
 
@@ -139,28 +145,27 @@ def check_rows(db, model, bad):
             bad("orphan rows", f"avatar photo {pid} belongs to nobody")
 
 
-def check_files(db, data_dir, bad, waiting):
+def check_files(db, data_dir, bad):
+    """Each fault is keyed by its file's name (`bad` reports a key once when asked to)."""
     photos = os.path.join(data_dir, "photos")
     ids = {pid for (pid,) in db.execute("SELECT id FROM photos")}
     for pid in sorted(ids):
         for name in (f"{pid}.jpg", f"{pid}.thumb.jpg"):
             path = os.path.join(photos, name)
-            if not os.path.exists(path) and name in waiting:
-                continue
             if not os.path.exists(path):
-                bad("missing files", f"photo {pid}: {name} is missing")
+                bad("missing files", f"photo {pid}: {name} is missing", name)
             elif not is_jpeg(path):
-                bad("missing files", f"photo {pid}: {name} is not a whole JPEG")
+                bad("missing files", f"photo {pid}: {name} is not a whole JPEG", name)
     for name in os.listdir(photos):
         if name == "incoming":
             continue
         match = re.fullmatch(r"(\d+)(\.thumb)?\.jpg", name)
         if not match or int(match.group(1)) not in ids:
-            bad("orphan files", f"photos/{name} has no row")
+            bad("orphan files", f"photos/{name} has no row", name)
     # Folders of incoming/ are checked with the photos (photos.py); a loose file is a leftover.
     for name in os.listdir(os.path.join(photos, "incoming")):
         if not os.path.isdir(os.path.join(photos, "incoming", name)):
-            bad("orphan files", f"photos/incoming/{name} left behind")
+            bad("orphan files", f"photos/incoming/{name} left behind", os.path.join("incoming", name))
 
 
 def check_api(call, port, users, data_dir, report):
