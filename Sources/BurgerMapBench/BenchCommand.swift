@@ -2,7 +2,7 @@ import ArgumentParser
 import BurgerMap
 import Foundation
 
-/// `burgermap-bench`: the measurements behind the README's performance section, and the
+/// `burgermap-bench`: the measurements behind docs/performance.md, and the
 /// deterministic place generator that feeds them (and `data/`).
 @main
 struct BenchCommand: AsyncParsableCommand {

@@ -55,7 +55,7 @@ extension AppDatabase {
     /// Refuses a database file that SQLite opened read-only (a read-only file or file system:
     /// SQLite then opens it for reading without a word, and every write would fail).
     static func checkWritable(_ pool: DatabasePool, path: String) throws {
-        let readOnly = try pool.writeWithoutTransaction { db in
+        let readOnly = pool.writeWithoutTransaction { db in
             sqlite3_db_readonly(db.sqliteConnection, "main") == 1
         }
         if readOnly { throw DatabaseFileError.readOnly(path) }
