@@ -76,7 +76,7 @@ struct PostgresNearestSearch {
             // planar order proves distances loosely (a place due east at planar distance d may be
             // as near as d·cos(latitude)), so a page far out in a dense area may prove nothing
             // new at that size: then it walks further, four times as far each time, until it does.
-            let bounded = textTest == nil && (query.reviewedOnly || query.minRating != nil || query.category != nil)
+            let bounded = textTest == nil && query.hasFilters
             if bounded, fetch >= ReadBounds.filteredNearbyCandidates, unseen > (query.after?.distanceM ?? -1) {
                 let items = try keyed.prefix { $0.key.distanceM < unseen }.prefix(query.limit).map {
                     NearbyPlace(

@@ -1,59 +1,26 @@
-import Synchronization
-
 /// Bounds the memory that images being decoded at once may take: a decode waits (without
 /// holding a thread) until its pixels fit beside the others'. The worker count alone bounds
 /// how many decode at once, not their size: four clients looping a 50-megapixel PNG (150 MB of
 /// pixels each) took the server from 408 to 865 MB. One image larger than the whole budget
 /// still runs, alone.
 final class DecodeMemoryBudget: Sendable {
-    private struct State {
-        var inUse = 0
-        var waiting: [(bytes: Int, continuation: CheckedContinuation<Void, Never>)] = []
-    }
-
     let bytes: Int
-    private let state = Mutex(State())
+    private let queue: AdmissionQueue
 
     init(bytes: Int) {
         self.bytes = max(1, bytes)
+        queue = AdmissionQueue(capacity: self.bytes)
     }
 
     /// How many decodes wait for room now.
-    var waitingCount: Int { state.withLock { $0.waiting.count } }
+    var waitingCount: Int { queue.waiting }
 
     /// Runs `work` once `need` bytes fit (first come, first served).
     func withReservation<T>(_ need: Int, _ work: () async throws -> T) async throws -> T {
-        await reserve(need)
-        defer { release(need) }
+        // No bound on the waiting: uploads are bounded by connections and write limits.
+        _ = await queue.enter(need)
+        defer { queue.leave(need) }
         return try await work()
-    }
-
-    private func reserve(_ need: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let admitted = state.withLock { state -> Bool in
-                if state.waiting.isEmpty, state.inUse == 0 || state.inUse + need <= bytes {
-                    state.inUse += need
-                    return true
-                }
-                state.waiting.append((need, continuation))
-                return false
-            }
-            if admitted { continuation.resume() }
-        }
-    }
-
-    private func release(_ need: Int) {
-        let admitted = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.inUse -= need
-            var admitted: [CheckedContinuation<Void, Never>] = []
-            while let first = state.waiting.first, state.inUse == 0 || state.inUse + first.bytes <= bytes {
-                state.inUse += first.bytes
-                admitted.append(first.continuation)
-                state.waiting.removeFirst()
-            }
-            return admitted
-        }
-        for continuation in admitted { continuation.resume() }
     }
 }
 

@@ -35,7 +35,8 @@ struct PhotosController {
         let path = storage.path(photoID: id, thumbnail: thumbnail)
         var status = stat()
         guard stat(path, &status) == 0, status.st_size > 0 else { throw Problem.notFound(.photoNotFound, id: id) }
-        // Read in place: what a small file's answer sends, and what its ETag is derived from.
+        // A file whose ETag is not known yet is read whole, once: its bytes give the ETag and
+        // are the answer, whatever their size.
         var inPlace: ByteBuffer? = nil
         let etag: String
         if let known = etags.etag(photoID: id, thumbnail: thumbnail) {
@@ -46,7 +47,7 @@ struct PhotosController {
             }
             etag = Self.etag(of: bytes)
             etags.remember(etag, photoID: id, thumbnail: thumbnail)
-            if status.st_size <= Self.readInPlaceLimit { inPlace = bytes }
+            inPlace = bytes
         }
         var headers: HTTPFields = [
             .contentType: "image/jpeg", .eTag: etag, .cacheControl: Self.cacheControl,

@@ -13,6 +13,10 @@ public struct NearbyQuery: Sendable, Hashable {
     /// The last (distance, id) of the previous page: results start strictly after it.
     public var after: NearbyKey?
 
+    /// Whether a filter is on: the walk then examines at most
+    /// `ReadBounds.filteredNearbyCandidates` places a page.
+    public var hasFilters: Bool { reviewedOnly || minRating != nil || category != nil }
+
     public init(
         lat: Double, lng: Double, radiusM: Double, limit: Int, reviewedOnly: Bool = false,
         minRating: Double? = nil, category: String? = nil, after: NearbyKey? = nil

@@ -102,9 +102,8 @@ struct PlacesController {
         // With a filter, the walk examines up to `ReadBounds.filteredNearbyCandidates` places
         // and may answer fewer than `limit` with a cursor that resumes; such searches take a
         // slot of `expensiveReads`.
-        let filtered = query.reviewedOnly || query.minRating != nil || query.category != nil
         let page =
-            filtered
+            query.hasFilters
             ? try await expensiveReads.run { [query] in try await store.nearbyPlaces(query) }
             : try await store.nearbyPlaces(query)
         let next = page.nextKey.map { cursors.encode($0, scope: scope) }

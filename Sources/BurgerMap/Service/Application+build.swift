@@ -117,11 +117,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(
         middleware: ProblemMiddleware(
             isOutage: { health.isOutage($0) },
-            storageFault: { error in
-                if let fault = health.storageFault(error) { return fault }
-                if let fault = (error as? PhotoStorageError)?.fault { return fault }
-                return (error as? StorageFault)
-            }, faults: faults))
+            storageFault: { health.storageFault($0) ?? ($0 as? PhotoStorageError)?.fault }, faults: faults))
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: RequestMetricsMiddleware())

@@ -4,7 +4,7 @@ import Foundation
 /// or of the photo folder. Not the client's fault and not the service's: the answer is
 /// `503 storage_full` or `503 storage_read_only` with `Retry-After`, and `/health` answers the
 /// same until a write succeeds again (`StorageFaults`).
-public struct StorageFault: Sendable, Equatable, Error, CustomStringConvertible {
+public struct StorageFault: Sendable, Equatable, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         case full
         case readOnly
@@ -50,6 +50,6 @@ extension StorageFault {
             }
         return Problem(
             kind == .full ? .storageFull : .storageReadOnly, key,
-            headers: [.retryAfter: "\(Int(StorageFaults.recheckInterval.components.seconds) * 10)"])
+            headers: [.retryAfter: "10"])
     }
 }

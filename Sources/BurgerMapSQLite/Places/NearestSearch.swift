@@ -30,7 +30,7 @@ struct NearestSearch {
     var textTest: (sql: String, text: String)? = nil
 
     private var hasFilters: Bool {
-        query.reviewedOnly || query.minRating != nil || query.category != nil || textTest != nil
+        query.hasFilters || textTest != nil
     }
 
     /// The cell statement: the cell's bounds, then `AppDatabase.placeColumns` from column 4 on.
@@ -59,9 +59,7 @@ struct NearestSearch {
 
     /// Whether the walk stops after `ReadBounds.filteredNearbyCandidates` candidates (a place
     /// search's walk is bounded by its own rules).
-    private var isBounded: Bool {
-        textTest == nil && (query.reviewedOnly || query.minRating != nil || query.category != nil)
-    }
+    private var isBounded: Bool { textTest == nil && query.hasFilters }
 
     /// The statement of most searches, made once (the statement cache looks it up by its text).
     private static let unfilteredSQL = sql(filters: "")
