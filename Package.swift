@@ -48,9 +48,19 @@ let package = Package(
             cSettings: fuzzing ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : [],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // The domain core: models, one store protocol per feature, the rules both engines must
+        // agree on, and the events. It imports neither Hummingbird nor a database driver.
+        .target(
+            name: "BurgerMapCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto")
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "BurgerMap",
             dependencies: [
+                "BurgerMapCore",
                 "CImageCodec",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -74,12 +84,12 @@ let package = Package(
             resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // The SQLite + SpatiaLite engine (the embedded default), apart so that the core library
-        // never imports GRDB.
+        // The SQLite + SpatiaLite engine (the embedded default): it sees the core, never the HTTP
+        // service.
         .target(
             name: "BurgerMapSQLite",
             dependencies: [
-                "BurgerMap",
+                "BurgerMapCore",
                 "CGeoIndex",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -88,11 +98,11 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        // The PostgreSQL + PostGIS engine, apart so that the core library never imports PostgresNIO.
+        // The PostgreSQL + PostGIS engine: it sees the core, never the HTTP service.
         .target(
             name: "BurgerMapPostgres",
             dependencies: [
-                "BurgerMap",
+                "BurgerMapCore",
                 "CGeoIndex",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -103,6 +113,7 @@ let package = Package(
         .executableTarget(
             name: "BurgerMapCommand",
             dependencies: [
+                "BurgerMapCore",
                 "BurgerMap",
                 "BurgerMapSQLite",
                 "BurgerMapPostgres",
@@ -114,6 +125,7 @@ let package = Package(
         .executableTarget(
             name: "BurgerMapBench",
             dependencies: [
+                "BurgerMapCore",
                 "BurgerMap",
                 "BurgerMapSQLite",
                 "BurgerMapPostgres",
@@ -128,6 +140,7 @@ let package = Package(
         .testTarget(
             name: "BurgerMapTests",
             dependencies: [
+                "BurgerMapCore",
                 "BurgerMap",
                 "BurgerMapSQLite",
                 "BurgerMapPostgres",
@@ -164,7 +177,7 @@ let package = Package(
 // no fuzzing-only API.
 if fuzzing {
     let instrumented: [SwiftSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
-    for target in package.targets where target.name == "BurgerMap" {
+    for target in package.targets where target.name == "BurgerMap" || target.name == "BurgerMapCore" {
         target.swiftSettings = (target.swiftSettings ?? []) + instrumented
     }
     package.products.append(.executable(name: "burgermap-fuzz", targets: ["BurgerMapFuzz"]))
@@ -173,6 +186,7 @@ if fuzzing {
         .executableTarget(
             name: "BurgerMapFuzz",
             dependencies: [
+                "BurgerMapCore",
                 "BurgerMap",
                 "CFuzzerDriver",
                 "CImageCodec",

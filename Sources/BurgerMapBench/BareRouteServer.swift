@@ -1,4 +1,5 @@
 import ArgumentParser
+import BurgerMapCore
 import Hummingbird
 import Logging
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import Foundation
 
 /// `burgermap-bench`: the measurements behind docs/performance.md, and the

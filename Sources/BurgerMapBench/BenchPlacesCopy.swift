@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapPostgres
 import BurgerMapSQLite
 import Foundation
@@ -32,7 +33,7 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
     let columns = [
         "id", "name", "lat", "lng", "address", "city", "country", "created_at", "search_name", "search_address", "cell",
     ]
-    let rows = try await database.pool.read { db in
+    let rows = try await database.benchmarkRead { db in
         try Row.fetchAll(db, sql: "SELECT \(columns.joined(separator: ", ")) FROM places ORDER BY id").map { row in
             // Generated text has no tab, newline or backslash: COPY's text format as is.
             (0..<columns.count).map { index -> String in

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapPostgres
 import BurgerMapSQLite
 import Foundation
@@ -37,7 +38,8 @@ struct ClusterBench: AsyncParsableCommand {
     private func openClusterBenchDatabase() async throws -> AppDatabase {
         let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)")
         let database = try AppDatabase(dataDirectory: folder)
-        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0
+        let stored = try await database.benchmarkRead { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0
         }
         guard stored != places else { return database }
         let dense = folder.appendingPathComponent("dense.csv")
@@ -139,7 +141,7 @@ extension ClusterBench {
         for entry in stores {
             let begin = DispatchTime.now().uptimeNanoseconds
             if let database = entry.store as? AppDatabase {
-                try await database.pool.write { db in
+                try await database.benchmarkWrite { db in
                     for name in ["places_by_cell", "places_reviewed_by_cell"] {
                         let sql = try String.fetchOne(
                             db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [name])!

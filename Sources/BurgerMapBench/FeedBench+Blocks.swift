@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import BurgerMapPostgres
 import BurgerMapSQLite
 import Foundation
@@ -50,7 +51,7 @@ extension FeedBench {
             feed: { _ = try await database.feed(of: Self.reader, after: nil, limit: 20) },
             place: { _ = try await database.reviews(.place(1), after: nil, limit: 20, viewer: Self.reader) },
             setBlocks: { active in
-                try await database.pool.write { db in
+                try await database.benchmarkWrite { db in
                     try db.execute(sql: "DELETE FROM blocks WHERE blocker_id = ?", arguments: [Self.reader])
                     guard active else { return }
                     for user in range {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapSQLite
 import Foundation
 import GRDB
@@ -48,10 +49,11 @@ struct FeedBench: AsyncParsableCommand {
     /// same number), and the reader following users `2…follows + 1`, plus 200,000 random follows
     /// among everyone else. Written once; later runs reuse the file.
     func fill(_ database: AppDatabase) async throws {
-        let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") }
+        let stored = try await database.benchmarkRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews")
+        }
         guard stored != reviews else { return }
         let start = Date()
-        try await database.pool.write { [users, reviews, follows] db in
+        try await database.benchmarkWrite { [users, reviews, follows] db in
             var generator = SeededGenerator(seed: 11)
             for id in 1...100 {
                 try db.execute(
@@ -89,7 +91,7 @@ struct FeedBench: AsyncParsableCommand {
                 if follower != followee { try follow.execute(arguments: [follower, followee, origin]) }
             }
         }
-        try await database.pool.write { db in try db.execute(sql: "ANALYZE") }
+        try await database.benchmarkWrite { db in try db.execute(sql: "ANALYZE") }
         print(String(format: "filled %@ in %.1f s", dataDir, Date().timeIntervalSince(start)))
     }
 
@@ -123,7 +125,7 @@ struct FeedBench: AsyncParsableCommand {
             ORDER BY created_at DESC, id DESC LIMIT 20 OFFSET ?2
             """
         // The OFFSET walk shows the same reviews, page for page.
-        let offsetPage500 = try await database.pool.read { db in
+        let offsetPage500 = try await database.benchmarkRead { db in
             try Int64.fetchAll(db, sql: offsetSQL, arguments: [Self.reader, 499 * 20])
         }
         let same = walked.count >= 500 * 20 && Array(walked[(499 * 20)..<(500 * 20)]) == offsetPage500
@@ -144,7 +146,7 @@ struct FeedBench: AsyncParsableCommand {
         for _ in 0..<max(5, repetitions / 10) {
             for (slot, pageNumber) in pageNumbers.enumerated() {
                 let start = DispatchTime.now().uptimeNanoseconds
-                _ = try await database.pool.read { db in
+                _ = try await database.benchmarkRead { db in
                     let ids = try Int64.fetchAll(db, sql: offsetSQL, arguments: [Self.reader, (pageNumber - 1) * 20])
                     return try AppDatabase.reviews(db, ids: ids, viewer: Self.reader)
                 }
@@ -174,7 +176,7 @@ struct FeedBench: AsyncParsableCommand {
         let hot: Int64 = 1
         let other: Int64 = 2
         let likerIDs = (0..<Int64(likers)).map { 50_000 + $0 }
-        try await database.pool.write { db in
+        try await database.benchmarkWrite { db in
             try db.execute(sql: "DELETE FROM review_likes WHERE review_id IN (?, ?)", arguments: [hot, other])
         }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -196,7 +198,7 @@ struct FeedBench: AsyncParsableCommand {
             return try await group.reduce(into: [Double]()) { $0 += $1 }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let counts = try await database.pool.read { db in
+        let counts = try await database.benchmarkRead { db in
             try Row.fetchAll(
                 db,
                 sql: """

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapSQLite
 import Foundation
 import GRDB
@@ -31,7 +32,7 @@ struct NearbyBench: AsyncParsableCommand {
         // baseline query reads thousands of pages and leaves the CPU caches cold, which a
         // service answering nearby searches one after another does not see. The first query of
         // each block is timed apart, as the cold case.
-        let (ours, cold, baselineTimes, agreements) = try await database.pool.read { [baseline, block] db in
+        let (ours, cold, baselineTimes, agreements) = try await database.benchmarkRead { [baseline, block] db in
             var ours: [Double] = []
             var cold: [Double] = []
             var baselineTimes: [Double] = []
@@ -92,7 +93,7 @@ struct NearbyBench: AsyncParsableCommand {
         var emptyReads: [Double] = []
         for _ in 0..<300 {
             let start = DispatchTime.now().uptimeNanoseconds
-            try await database.pool.read { _ in }
+            try await database.benchmarkRead { _ in }
             emptyReads.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1000)
         }
         let oursMedian = median(ours)
@@ -133,7 +134,8 @@ struct NearbyBench: AsyncParsableCommand {
 func openNearbyBenchDatabase(places: Int, sideKm: Double, dataDir: String) async throws -> AppDatabase {
     let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)-\(Int(sideKm))km")
     let database = try AppDatabase(dataDirectory: folder)
-    let stored = try await database.pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0 }
+    let stored = try await database.benchmarkRead { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM places") ?? 0
+    }
     if stored != places {
         let csv = folder.appendingPathComponent("places.csv")
         let generate = try GeneratePlaces.parse([

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import Foundation
 
 /// `photo`: re-encoding a large JPEG into the stored pair (2048 px + 400 px thumbnail) against

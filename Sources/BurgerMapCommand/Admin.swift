@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import Logging
 
 /// `burgermap admin …`: the operator's account commands.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import Foundation
 import Hummingbird
 import Logging
@@ -72,6 +73,10 @@ struct Serve: AsyncParsableCommand {
             "How many users' open reports hide a review or comment until a moderator decides (0: reports never hide)."
     )
     var reportThreshold = ReportRules().hideThreshold
+    @Option(help: "How many seconds events are kept for the service's readers (default 7 days).")
+    var eventRetention = 604_800
+    @Flag(help: "Write one log line for every event, as a subscriber of this instance sees it.")
+    var logEvents = false
     @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
     var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
     @Option(help: "Product ids of the app's review posts, comma-separated.")
@@ -84,6 +89,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard (0...1000).contains(reportThreshold) else {
             throw ValidationError("--report-threshold must be 0 to 1000")
+        }
+        guard (60...31_536_000).contains(eventRetention) else {
+            throw ValidationError("--event-retention must be 60 to 31536000 seconds")
         }
         guard (0...3600).contains(refreshGrace) else {
             throw ValidationError("--refresh-grace must be 0 to 3600 seconds")
@@ -171,6 +179,8 @@ struct Serve: AsyncParsableCommand {
         configuration.lslp = try lslpSettings()
         configuration.writeLimits = try writeLimits()
         configuration.reportRules = ReportRules(hideThreshold: reportThreshold)
+        configuration.eventRetention = .seconds(eventRetention)
+        configuration.logsEvents = logEvents
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapSQLite
 import Foundation
 import Logging

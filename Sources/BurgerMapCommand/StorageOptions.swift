@@ -1,5 +1,6 @@
 import ArgumentParser
 import BurgerMap
+import BurgerMapCore
 import BurgerMapPostgres
 import BurgerMapSQLite
 import Foundation

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import PostgresNIO
 
 /// PostgreSQL's COPY text format: columns separated by tabs, rows ended by a newline, `\N` for

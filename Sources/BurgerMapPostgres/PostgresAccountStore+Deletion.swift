@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import PostgresNIO
 
 extension PostgresAccountStore {
@@ -17,7 +17,7 @@ extension PostgresAccountStore {
     /// (the order review writes lock a place in, after their review), so that no review or
     /// like of the user can slip in meanwhile and the places' recounts see every change.
     public func deleteAccount(id: Int64) async throws -> [Int64]? {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             let found = try await connection.query("SELECT 1 FROM users WHERE id = \(id) FOR UPDATE", logger: logger)
             var exists = false
             for try await _ in found.decode(Int.self) { exists = true }
@@ -40,8 +40,10 @@ extension PostgresAccountStore {
             for statement in Self.accountDeletion {
                 try await connection.query(PostgresQuery(unsafeSQL: statement, binds: Self.binds(id)), logger: logger)
             }
-            let reviews = PostgresReviewStore(client: client, logger: logger)
+            let reviews = PostgresReviewStore(client: client, logger: logger, events: events)
             for place in places { try await reviews.refreshPlaceStats(placeID: place, on: connection) }
+            try await PostgresEventStore.record(
+                DomainEvent(.accountDeleted, actor: id, subject: id), at: .now(), on: connection, logger: logger)
             return photoIDs
         }
     }

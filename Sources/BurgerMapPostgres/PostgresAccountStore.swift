@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -11,6 +11,8 @@ import PostgresNIO
 public struct PostgresAccountStore: AccountStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// The `users` columns that make a `User`, in the order `user(_:)` reads them.
     static let userColumns = "id, email, nickname, bio, avatar_photo_id, created_at"
@@ -127,7 +129,7 @@ public struct PostgresAccountStore: AccountStore {
     /// Changes the nickname and/or bio (a `nil` leaves a field as it is; an empty bio clears it),
     /// in one transaction: a taken nickname changes nothing.
     public func updateProfile(id: Int64, nickname: String?, bio: String?, at time: Timestamp) async throws -> User? {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             do {
                 if let nickname {
                     try await connection.query(
@@ -147,9 +149,14 @@ public struct PostgresAccountStore: AccountStore {
             } catch {
                 throw Self.accountConflict(error) ?? error
             }
-            return try await Self.users(
+            let user = try await Self.users(
                 connection.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", logger: logger)
             ).first
+            if user != nil, nickname != nil || bio != nil {
+                try await PostgresEventStore.record(
+                    DomainEvent(.profileChanged, actor: id, subject: id), at: time, on: connection, logger: logger)
+            }
+            return user
         }
     }
 
@@ -174,7 +181,7 @@ public struct PostgresAccountStore: AccountStore {
     public func replaceAvatar(
         userID: Int64, photo: PhotoSize, at time: Timestamp, beforeCommit: @Sendable (Int64) throws -> Void
     ) async throws -> (user: User, replaced: Int64?)? {
-        try await client.transaction(logger: logger) { connection -> (user: User, replaced: Int64?)? in
+        try await events.transaction(logger: logger) { connection -> (user: User, replaced: Int64?)? in
             let previous = try await connection.query(
                 "SELECT avatar_photo_id FROM users WHERE id = \(userID) FOR UPDATE", logger: logger)
             var found: Int64?? = nil
@@ -189,6 +196,8 @@ public struct PostgresAccountStore: AccountStore {
             var photoID: Int64?
             for try await id in inserted.decode(Int64.self) { photoID = id }
             guard let photoID else { throw StorageError.rowVanished("photo") }
+            try await PostgresEventStore.record(
+                DomainEvent(.avatarChanged, actor: userID, subject: userID), at: time, on: connection, logger: logger)
             try beforeCommit(photoID)
             try await connection.query(
                 """

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import PostgresNIO
 
 /// Reads a column in PostgreSQL's binary array format (one dimension, no NULL elements) for

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 
@@ -6,11 +6,13 @@ import PostgresNIO
 public struct PostgresBlockStore: BlockStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// Blocks or unblocks a user (see `BlockStore.setBlock`). The follows between the two go
     /// in the same transaction (their count triggers follow).
     public func setBlock(_ active: Bool, blocker: Int64, blocked: Int64, at time: Timestamp) async throws -> Bool? {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             // Both users' rows, in id order, as follows lock them: no follow slips in meanwhile.
             let rows = try await connection.query(
                 """
@@ -19,20 +21,35 @@ public struct PostgresBlockStore: BlockStore {
             var found: Set<Int64> = []
             for try await id in rows.decode(Int64.self) { found.insert(id) }
             guard found.contains(blocked) else { return nil }
+            var changes: [DomainEvent] = []
             if active {
-                try await connection.query(
+                let inserted = try await connection.query(
                     """
                     INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES (\(blocker), \(blocked), \(time.milliseconds))
-                    ON CONFLICT DO NOTHING
+                    ON CONFLICT DO NOTHING RETURNING 1
                     """, logger: logger)
-                try await connection.query(
+                if try await PostgresReviewReads.exists(inserted) {
+                    changes.append(DomainEvent(.userBlocked, actor: blocker, subject: blocked))
+                }
+                let ended = try await connection.query(
                     """
                     DELETE FROM follows WHERE (follower_id = \(blocker) AND followee_id = \(blocked))
                         OR (follower_id = \(blocked) AND followee_id = \(blocker))
+                    RETURNING follower_id, followee_id
                     """, logger: logger)
+                for try await (follower, followee) in ended.decode((Int64, Int64).self) {
+                    changes.append(DomainEvent(.userUnfollowed, actor: follower, subject: followee))
+                }
             } else {
-                try await connection.query(
-                    "DELETE FROM blocks WHERE blocker_id = \(blocker) AND blocked_id = \(blocked)", logger: logger)
+                let deleted = try await connection.query(
+                    "DELETE FROM blocks WHERE blocker_id = \(blocker) AND blocked_id = \(blocked) RETURNING 1",
+                    logger: logger)
+                if try await PostgresReviewReads.exists(deleted) {
+                    changes.append(DomainEvent(.userUnblocked, actor: blocker, subject: blocked))
+                }
+            }
+            for event in changes {
+                try await PostgresEventStore.record(event, at: time, on: connection, logger: logger)
             }
             return active
         }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
@@ -28,6 +28,8 @@ public final class PostgresEngine: Service, Sendable {
     public let moderation: PostgresModerationStore
     public let blocks: PostgresBlockStore
     public let reports: PostgresReportStore
+    /// The `events` table, and the listener that hears other instances' events.
+    public let events: PostgresEventStore
     let logger: Logger
 
     private init(
@@ -38,19 +40,22 @@ public final class PostgresEngine: Service, Sendable {
         self.schema = schema
         self.client = client
         self.logger = logger
-        places = PostgresPlaceStore(client: client, logger: logger)
-        accounts = PostgresAccountStore(client: client, logger: logger)
+        let events = PostgresEventStore(
+            client: client, connectionConfiguration: probeConfiguration, schema: schema, logger: logger)
+        self.events = events
+        places = PostgresPlaceStore(client: client, logger: logger, events: events)
+        accounts = PostgresAccountStore(client: client, logger: logger, events: events)
         photos = PostgresPhotoStore(client: client, logger: logger)
         health = PostgresStoreHealth(client: client, probeConfiguration: probeConfiguration, logger: logger)
         throttle = PostgresLoginThrottleStore(client: client, logger: logger)
-        reviews = PostgresReviewStore(client: client, logger: logger)
-        social = PostgresSocialStore(client: client, logger: logger)
+        reviews = PostgresReviewStore(client: client, logger: logger, events: events)
+        social = PostgresSocialStore(client: client, logger: logger, events: events)
         feed = PostgresFeedStore(client: client, logger: logger)
         posts = PostgresPostStore(client: client, logger: logger)
         writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
-        moderation = PostgresModerationStore(client: client, logger: logger)
-        blocks = PostgresBlockStore(client: client, logger: logger)
-        reports = PostgresReportStore(client: client, logger: logger)
+        moderation = PostgresModerationStore(client: client, logger: logger, events: events)
+        blocks = PostgresBlockStore(client: client, logger: logger, events: events)
+        reports = PostgresReportStore(client: client, logger: logger, events: events)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
@@ -58,7 +63,7 @@ public final class PostgresEngine: Service, Sendable {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
-            blocks: blocks, reports: reports)
+            blocks: blocks, reports: reports, events: events)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

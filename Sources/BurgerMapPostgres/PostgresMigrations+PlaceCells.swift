@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 

@@ -149,6 +149,24 @@ enum PostgresMigrations {
             ]),
         // SQLite's v13-reports.
         Migration(name: "v11-reports", statements: reportStatements),
+        // SQLite's v14-events. The sequence is named, so that an event's insert can take the
+        // transaction's id before the next value (`PostgresEventStore.record`).
+        Migration(
+            name: "v12-events",
+            statements: [
+                "CREATE SEQUENCE events_id_seq",
+                """
+                CREATE TABLE events (
+                    id BIGINT PRIMARY KEY DEFAULT nextval('events_id_seq'),
+                    time BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    actor BIGINT,
+                    subject BIGINT NOT NULL,
+                    payload TEXT NOT NULL
+                )
+                """,
+                "ALTER SEQUENCE events_id_seq OWNED BY events.id",
+            ]),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

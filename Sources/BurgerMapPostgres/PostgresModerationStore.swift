@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 
@@ -7,6 +7,8 @@ import PostgresNIO
 public struct PostgresModerationStore: ModerationStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// Grants or revokes the moderator role (see `ModerationStore.setModerator`).
     public func setModerator(email: String, granted: Bool, at time: Timestamp) async throws -> ModerationOutcome {
@@ -29,14 +31,22 @@ public struct PostgresModerationStore: ModerationStore {
     public func setSuspended(
         _ userID: Int64, _ suspended: Bool, by moderator: Int64, reason: String?, at time: Timestamp
     ) async throws -> ModerationOutcome {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
+            // The state before, for the event: reinstating someone not suspended changes nothing.
             let rows = try await connection.query(
                 """
-                UPDATE users SET suspended_at = \(suspended ? time.milliseconds : nil) WHERE id = \(userID) RETURNING id
+                UPDATE users AS u SET suspended_at = \(suspended ? time.milliseconds : nil)
+                FROM (SELECT suspended_at FROM users WHERE id = \(userID) FOR NO KEY UPDATE) AS before
+                WHERE u.id = \(userID) RETURNING before.suspended_at IS NOT NULL
                 """, logger: logger)
-            var found = false
-            for try await _ in rows.decode(Int64.self) { found = true }
-            guard found else { return .userMissing }
+            var wasSuspended: Bool?
+            for try await value in rows.decode(Bool.self) { wasSuspended = value }
+            guard let wasSuspended else { return .userMissing }
+            if wasSuspended != suspended {
+                try await PostgresEventStore.record(
+                    DomainEvent(suspended ? .accountSuspended : .accountReinstated, actor: moderator, subject: userID),
+                    at: time, on: connection, logger: logger)
+            }
             if suspended {
                 try await connection.query(
                     """

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Logging
 import PostgresNIO
@@ -32,7 +32,7 @@ extension PostgresImportRun {
     /// same file on the same machine.
     mutating func settleNameMatches() async throws -> Int {
         // The radius as an angle, in degrees.
-        let reach = Self.matchRadiusM / BM_EARTH_RADIUS_M * (1 + NearestWalk.slack) * 180 / .pi
+        let reach = PlaceMatching.radiusM / BM_EARTH_RADIUS_M * (1 + NearestWalk.slack) * 180 / .pi
         try await execute(
             """
             CREATE TEMPORARY TABLE places_import_near ON COMMIT DROP AS
@@ -67,9 +67,11 @@ extension PostgresImportRun {
         for try await (position, id, name, placeName, rowLat, rowLng, lat, lng, byID) in pairs.decode(
             (Int64, Int64, String, String, Double, Double, Double, Double, Bool?).self)
         {
-            if position != lastPosition { (lastPosition, rowName) = (position, name.lowercased()) }
+            if position != lastPosition { (lastPosition, rowName) = (position, PlaceMatching.nameKey(name)) }
             let distance = bm_haversine_m(rowLat, rowLng, lat, lng)
-            guard distance <= Self.matchRadiusM, placeName.lowercased() == rowName else { continue }
+            guard PlaceMatching.matches(rowKey: rowName, candidateName: placeName, distanceM: distance) else {
+                continue
+            }
             if positions.last != position {
                 positions.append(position)
                 starts.append(candidates.count)

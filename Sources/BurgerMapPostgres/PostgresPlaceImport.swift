@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Logging
 import PostgresNIO
@@ -29,19 +29,25 @@ import PostgresNIO
 public struct PostgresPlaceImportSink: PlaceImportSink {
     let client: PostgresClient
     let logger: Logger
+    let events: PostgresEventStore
 
-    public init(client: PostgresClient, logger: Logger) {
+    init(client: PostgresClient, logger: Logger, events: PostgresEventStore) {
         self.client = client
         self.logger = logger
+        self.events = events
     }
 
     public func importPlaces(from feed: PlaceImportFeed) async throws -> ImportSummary {
         let time = Timestamp.now().milliseconds
         let logger = logger
         do {
-            return try await client.transaction(logger: logger) { connection in
+            return try await events.transaction(logger: logger) { connection in
                 var run = PostgresImportRun(connection: connection, logger: logger, feed: feed, time: time)
-                return try await run.run()
+                let summary = try await run.run()
+                if summary.inserted + summary.updated > 0 {
+                    try await Self.recordImport(source: feed.source, time: time, on: connection, logger: logger)
+                }
+                return summary
             }
         } catch {
             // postgres-nio describes every server error as a generic "Database error".
@@ -56,7 +62,41 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
 extension PostgresEngine {
     /// The engine's side of `PlaceImport`.
     public var placeImport: PostgresPlaceImportSink {
-        PostgresPlaceImportSink(client: client, logger: logger)
+        PostgresPlaceImportSink(client: client, logger: logger, events: events)
+    }
+}
+
+extension PostgresPlaceImportSink {
+    /// The import's one event: the places it inserted or changed (their `updated_at` is the
+    /// import's time), counted and boxed by one aggregate, and listed when at most
+    /// `EventDetails.maximumPlaceIDs`.
+    static func recordImport(source: String, time: Int64, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        let rows = try await connection.query(
+            """
+            SELECT count(*), min(lng), min(lat), max(lng), max(lat) FROM places
+            WHERE source = \(source) AND updated_at = \(time)
+            """, logger: logger)
+        var box: (count: Int64, west: Double?, south: Double?, east: Double?, north: Double?) = (0, nil, nil, nil, nil)
+        for try await row in rows.decode((Int64, Double?, Double?, Double?, Double?).self) { box = row }
+        guard box.count > 0, let west = box.west, let south = box.south, let east = box.east, let north = box.north
+        else { return }
+        var ids: [Int64]?
+        if box.count <= EventDetails.maximumPlaceIDs {
+            var found: [Int64] = []
+            for try await id in try await connection.query(
+                "SELECT id FROM places WHERE source = \(source) AND updated_at = \(time) ORDER BY id", logger: logger
+            ).decode(Int64.self) {
+                found.append(id)
+            }
+            ids = found
+        }
+        let event = DomainEvent(
+            .placesImported, actor: nil, subject: 0,
+            details: EventDetails(
+                source: source, count: Int(box.count), bounds: [west, south, east, north], places: ids))
+        try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: connection, logger: logger)
     }
 }
 
@@ -97,9 +137,6 @@ struct PostgresImportRun {
         "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
         "website", "search_name", "search_address", "cell",
     ]
-
-    /// Contract distances of at most this many metres make a name match.
-    static let matchRadiusM = 25.0
 
     mutating func run() async throws -> ImportSummary {
         // Sorts and hashes over a million staged rows stay in memory.

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Logging
 import PostgresNIO

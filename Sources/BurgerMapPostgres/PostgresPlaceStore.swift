@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Logging
 import PostgresNIO
@@ -10,6 +10,8 @@ import PostgresNIO
 public struct PostgresPlaceStore: PlaceStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// The `places` columns that make a `Place`, in the order `place(_:)` reads them.
     static let columns = """
@@ -70,7 +72,7 @@ public struct PostgresPlaceStore: PlaceStore {
         // Without a source and an external id the unique index never conflicts: a plain insert.
         // A concurrent insert of the same pair makes ON CONFLICT wait for it to commit, and the
         // SELECT that follows (a statement of its own, with a new snapshot) then sees it.
-        let inserted = try await client.transaction(logger: logger) { connection in
+        let inserted = try await events.transaction(logger: logger) { connection in
             let inserted = try await Self.places(
                 connection.query(
                     """
@@ -87,6 +89,9 @@ public struct PostgresPlaceStore: PlaceStore {
             if let place = inserted.first {
                 try await PostgresPlaceCells(connection: connection, logger: logger).maintain(
                     from: nil, to: CellMember(place))
+                try await PostgresEventStore.record(
+                    .place(.placeCreated, id: place.id, by: userID, at: [(place.lat, place.lng)]),
+                    at: Timestamp(milliseconds: now), on: connection, logger: logger)
             }
             return inserted
         }
@@ -104,7 +109,7 @@ public struct PostgresPlaceStore: PlaceStore {
     public func updatePlace(id: Int64, by userID: Int64, _ edit: PlaceEdit, at time: Timestamp) async throws
         -> OwnerOnlyChange<Place>
     {
-        try await client.withTransaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             // FOR UPDATE: two edits of one place apply one after the other, each to the other's result.
             let rows = try await connection.query(
                 """
@@ -144,16 +149,21 @@ public struct PostgresPlaceStore: PlaceStore {
                     """, logger: logger))
             guard let place = updated.first else { return .notFound }
             try await cells.maintain(from: before, to: CellMember(place))
+            try await PostgresEventStore.record(
+                .place(
+                    .placeEdited, id: id, by: userID,
+                    at: [(found.draft.lat, found.draft.lng), (place.lat, place.lng)]),
+                at: time, on: connection, logger: logger)
             return .done(place)
         }
     }
 
     public func deletePlace(id: Int64, by userID: Int64) async throws -> PlaceDeletion {
-        try await client.withTransaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             let rows = try await connection.query(
-                "SELECT created_by, review_count FROM places WHERE id = \(id) FOR UPDATE", logger: logger)
-            var found: (creator: Int64?, reviews: Int64)?
-            for try await (creator, reviews) in rows.decode((Int64?, Int64).self) { found = (creator, reviews) }
+                "SELECT created_by, review_count, lat, lng FROM places WHERE id = \(id) FOR UPDATE", logger: logger)
+            var found: (creator: Int64?, reviews: Int64, lat: Double, lng: Double)?
+            for try await row in rows.decode((Int64?, Int64, Double, Double).self) { found = row }
             guard let found else { return .notFound }
             guard found.creator == userID else { return .forbidden }
             if found.reviews > 0 { return .hasReviews(Int(found.reviews)) }
@@ -161,6 +171,9 @@ public struct PostgresPlaceStore: PlaceStore {
             let before = try await cells.member(id: id)
             try await connection.query("DELETE FROM places WHERE id = \(id)", logger: logger)
             try await cells.maintain(placeID: id, before: before)
+            try await PostgresEventStore.record(
+                .place(.placeRemoved, id: id, by: userID, at: [(found.lat, found.lng)]),
+                at: .now(), on: connection, logger: logger)
             return .deleted
         }
     }
@@ -180,17 +193,29 @@ public struct PostgresPlaceStore: PlaceStore {
 
     public func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int) {
         // One statement: the delete and the count of what stays see the same snapshot.
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                WITH deleted AS (DELETE FROM places WHERE source = \(name) AND review_count = 0 RETURNING 1)
-                SELECT (SELECT count(*) FROM deleted),
-                    (SELECT count(*) FROM places WHERE source = \(name) AND review_count > 0)
+                WITH deleted AS (
+                    DELETE FROM places WHERE source = \(name) AND review_count = 0 RETURNING id, lat, lng
+                )
+                SELECT d.id, d.lat, d.lng, k.kept
+                FROM (SELECT count(*) AS kept FROM places WHERE source = \(name) AND review_count > 0) AS k
+                LEFT JOIN deleted AS d ON true
                 """, logger: logger)
-            var counts = (deleted: 0, kept: 0)
-            for try await (deleted, kept) in rows.decode((Int64, Int64).self) { counts = (Int(deleted), Int(kept)) }
-            if counts.deleted > 0 { try await PostgresPlaceCells(connection: connection, logger: logger).rebuild() }
-            return counts
+            var kept = 0
+            var removed = PlaceBatchFacts()
+            for try await (id, lat, lng, stayed) in rows.decode((Int64?, Double?, Double?, Int64).self) {
+                kept = Int(stayed)
+                if let id, let lat, let lng { removed.add(id: id, lat: lat, lng: lng) }
+            }
+            if removed.count > 0 {
+                try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
+                if let event = removed.event(.placesRemoved, source: name) {
+                    try await PostgresEventStore.record(event, at: .now(), on: connection, logger: logger)
+                }
+            }
+            return (removed.count, kept)
         }
     }
 }

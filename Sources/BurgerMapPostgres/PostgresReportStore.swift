@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 
@@ -8,6 +8,8 @@ import PostgresNIO
 public struct PostgresReportStore: ReportStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     static let columns = "id, reporter_id, review_id, comment_id, user_id, reason, text, created_at, resolution"
 
@@ -50,14 +52,15 @@ public struct PostgresReportStore: ReportStore {
         let (column, table) = Self.column(target)
         let owner = target.kind == "user" ? "id" : "author_id"
         let hiddenColumn = target.kind == "user" ? "false" : "hidden_at IS NOT NULL"
-        return try await client.transaction(logger: logger) { connection in
+        let parent = Self.parentColumn(target.kind)
+        return try await events.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
-                SELECT \(unescaped: owner), \(unescaped: hiddenColumn) FROM \(unescaped: table)
+                SELECT \(unescaped: owner), \(unescaped: hiddenColumn), \(unescaped: parent) FROM \(unescaped: table)
                 WHERE id = \(target.id) FOR UPDATE
                 """, logger: logger)
-            var found: (owner: Int64, hidden: Bool)?
-            for try await row in rows.decode((Int64, Bool).self) { found = row }
+            var found: (owner: Int64, hidden: Bool, parent: Int64?)?
+            for try await row in rows.decode((Int64, Bool, Int64?).self) { found = row }
             guard var found else { return .targetMissing }
             if found.owner == reporter { return .ownTarget }
             let open: PostgresQuery = """
@@ -90,6 +93,10 @@ public struct PostgresReportStore: ReportStore {
                     try await PostgresModerationStore.audit(
                         connection, logger, moderator: nil, "auto_hide", target.kind, target.id, "\(reporters) reports",
                         time)
+                    try await PostgresEventStore.record(
+                        DomainEvent.visibility(
+                            of: target, hidden: true, actor: nil, owner: found.owner, parent: found.parent),
+                        at: time, on: connection, logger: logger)
                     found.hidden = true
                 }
             }
@@ -140,24 +147,41 @@ public struct PostgresReportStore: ReportStore {
     ) async throws -> ContentDecision {
         let (column, table) = Self.column(content.target)
         let id = content.target.id
-        return try await client.transaction(logger: logger) { connection in
+        let parent = Self.parentColumn(content.target.kind)
+        let resolution = hidden ? ReportResolution.hidden : .restored
+        return try await events.transaction(logger: logger) { connection in
+            // The state before, for the event: hiding hidden content changes nothing.
             let updated = try await connection.query(
                 """
-                UPDATE \(unescaped: table)
-                SET hidden_at = CASE WHEN \(hidden) THEN COALESCE(hidden_at, \(time.milliseconds)) END
-                WHERE id = \(id) RETURNING id
+                UPDATE \(unescaped: table) AS t
+                SET hidden_at = CASE WHEN \(hidden) THEN COALESCE(t.hidden_at, \(time.milliseconds)) END
+                FROM (SELECT hidden_at, author_id, \(unescaped: parent) AS parent FROM \(unescaped: table)
+                      WHERE id = \(id) FOR UPDATE) AS before
+                WHERE t.id = \(id) RETURNING before.hidden_at IS NOT NULL, before.author_id, before.parent
                 """, logger: logger)
-            var found = false
-            for try await _ in updated.decode(Int64.self) { found = true }
-            guard found else { return .contentMissing }
+            var found: (wasHidden: Bool, owner: Int64, parent: Int64?)?
+            for try await row in updated.decode((Bool, Int64, Int64?).self) { found = row }
+            guard let found else { return .contentMissing }
+            var changes: [DomainEvent] = []
+            if found.wasHidden != hidden {
+                changes.append(
+                    DomainEvent.visibility(
+                        of: content.target, hidden: hidden, actor: moderator, owner: found.owner, parent: found.parent))
+            }
             let closed = try await connection.query(
                 """
                 UPDATE reports SET resolved_at = \(time.milliseconds),
-                    resolution = \((hidden ? ReportResolution.hidden : .restored).rawValue), resolved_by = \(moderator)
-                WHERE \(unescaped: column) = \(id) AND resolved_at IS NULL RETURNING id
+                    resolution = \(resolution.rawValue), resolved_by = \(moderator)
+                WHERE \(unescaped: column) = \(id) AND resolved_at IS NULL RETURNING id, reporter_id
                 """, logger: logger)
             var count = 0
-            for try await _ in closed.decode(Int64.self) { count += 1 }
+            for try await (report, reporter) in closed.decode((Int64, Int64).self) {
+                count += 1
+                changes.append(DomainEvent.decision(report: report, resolution, by: moderator, reporter: reporter))
+            }
+            for event in changes {
+                try await PostgresEventStore.record(event, at: time, on: connection, logger: logger)
+            }
             try await PostgresModerationStore.audit(
                 connection, logger, moderator: moderator, hidden ? "hide" : "restore", content.target.kind, id, reason,
                 time)
@@ -169,7 +193,7 @@ public struct PostgresReportStore: ReportStore {
     public func dismissReport(id: Int64, by moderator: Int64, reason: String?, at time: Timestamp) async throws
         -> Report?
     {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             guard
                 let report = try await first(
                     connection.query(
@@ -184,7 +208,19 @@ public struct PostgresReportStore: ReportStore {
                     """, logger: logger))
             try await PostgresModerationStore.audit(
                 connection, logger, moderator: moderator, "dismiss_report", "report", id, reason, time)
+            try await PostgresEventStore.record(
+                DomainEvent.decision(report: id, .dismissed, by: moderator, reporter: report.reporterID),
+                at: time, on: connection, logger: logger)
             return dismissed
+        }
+    }
+
+    /// The column that names what a review or comment belongs to (its place, its review).
+    static func parentColumn(_ kind: String) -> String {
+        switch kind {
+        case "review": "place_id"
+        case "comment": "review_id"
+        default: "NULL::bigint"
         }
     }
 }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Foundation
 import Logging
 import PostgresNIO
@@ -12,6 +12,8 @@ import PostgresNIO
 public struct PostgresReviewStore: ReviewStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// One review as `viewer` sees it, or `nil`.
     public func review(id: Int64, viewer: Int64?) async throws -> Review? {
@@ -61,7 +63,7 @@ public struct PostgresReviewStore: ReviewStore {
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
         beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
     ) async throws -> ReviewCreation {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             if let idempotency, let stored = try await claim(idempotency, at: time, on: connection) {
                 return .replayed(stored)
             }
@@ -95,8 +97,13 @@ public struct PostgresReviewStore: ReviewStore {
                 try await PostgresPhotoStore.attachPendingPhotos(
                     draft, review: reviewID, first: photos.count, at: time, on: connection, logger: logger)
             else { throw PendingPhotosUnavailable() }
-            try beforeCommit(photoIDs)
             try await refreshPlaceStats(placeID: draft.placeID, on: connection)
+            try await PostgresEventStore.record(
+                DomainEvent(
+                    .reviewCreated, actor: draft.authorID, subject: reviewID,
+                    details: EventDetails(place: draft.placeID)),
+                at: time, on: connection, logger: logger)
+            try beforeCommit(photoIDs)
             guard
                 let review = try await PostgresReviewReads.review(
                     id: reviewID, viewer: draft.authorID, on: connection, logger: logger)
@@ -208,7 +215,7 @@ public struct PostgresReviewStore: ReviewStore {
     public func updateReview(
         id: Int64, by userID: Int64, rating: Int?, title: String?, text: String?, at time: Timestamp
     ) async throws -> OwnerOnlyChange<Review> {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             guard let owner = try await lockOwnership(review: id, on: connection) else { return .notFound }
             guard owner.author == userID else { return .forbidden }
             try await lockPlace(owner.place, on: connection)
@@ -220,6 +227,9 @@ public struct PostgresReviewStore: ReviewStore {
                 WHERE id = \(id)
                 """, logger: logger)
             try await refreshPlaceStats(placeID: owner.place, on: connection)
+            try await PostgresEventStore.record(
+                DomainEvent(.reviewEdited, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                at: time, on: connection, logger: logger)
             guard
                 let review = try await PostgresReviewReads.review(
                     id: id, viewer: userID, on: connection, logger: logger)
@@ -230,7 +240,7 @@ public struct PostgresReviewStore: ReviewStore {
 
     /// Deletes the caller's own review with its photo rows; answers the photo ids.
     public func deleteReview(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<[Int64]> {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             guard let owner = try await lockOwnership(review: id, on: connection) else { return .notFound }
             guard owner.author == userID else { return .forbidden }
             let rows = try await connection.query(
@@ -241,6 +251,9 @@ public struct PostgresReviewStore: ReviewStore {
             try await lockPlace(owner.place, on: connection)
             try await connection.query("DELETE FROM reviews WHERE id = \(id)", logger: logger)
             try await refreshPlaceStats(placeID: owner.place, on: connection)
+            try await PostgresEventStore.record(
+                DomainEvent(.reviewDeleted, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                at: .now(), on: connection, logger: logger)
             return .done(photoIDs)
         }
     }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 
@@ -82,13 +82,16 @@ extension PostgresSocialStore {
     public func addComment(review reviewID: Int64, author: Int64, text: String, at time: Timestamp) async throws
         -> Comment?
     {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             // KEY SHARE keeps the review until the comment is in (see `setReaction`).
             let review = try await connection.query(
                 """
-                SELECT 1 FROM reviews WHERE id = \(reviewID) AND (hidden_at IS NULL OR author_id = \(author)) FOR KEY SHARE
+                SELECT author_id FROM reviews
+                WHERE id = \(reviewID) AND (hidden_at IS NULL OR author_id = \(author)) FOR KEY SHARE
                 """, logger: logger)
-            guard try await PostgresReviewReads.exists(review) else { return nil }
+            var reviewAuthor: Int64?
+            for try await value in review.decode(Int64.self) { reviewAuthor = value }
+            guard let reviewAuthor else { return nil }
             let inserted = try await connection.query(
                 """
                 INSERT INTO comments (review_id, author_id, text, created_at, updated_at)
@@ -98,6 +101,11 @@ extension PostgresSocialStore {
             var commentID: Int64?
             for try await id in inserted.decode(Int64.self) { commentID = id }
             guard let commentID else { throw StorageError.rowVanished("comments") }
+            try await PostgresEventStore.record(
+                DomainEvent(
+                    .commentCreated, actor: author, subject: commentID,
+                    details: EventDetails(review: reviewID, user: reviewAuthor)),
+                at: time, on: connection, logger: logger)
             return try await comment(id: commentID, on: connection)
         }
     }
@@ -109,15 +117,17 @@ extension PostgresSocialStore {
     /// review's delete locks the review and then deletes its comments, and the reverse order
     /// would deadlock with it.
     private func ownership(comment id: Int64, lockingReview: Bool, on connection: PostgresConnection) async throws
-        -> (author: Int64, reviewAuthor: Int64)?
+        -> (author: Int64, reviewAuthor: Int64, review: Int64)?
     {
         let rows = try await connection.query(
             """
-            SELECT c.author_id, r.author_id FROM comments AS c JOIN reviews AS r ON r.id = c.review_id
+            SELECT c.author_id, r.author_id, r.id FROM comments AS c JOIN reviews AS r ON r.id = c.review_id
             WHERE c.id = \(id) FOR NO KEY UPDATE OF \(unescaped: lockingReview ? "r" : "c")
             """, logger: logger)
-        var found: (author: Int64, reviewAuthor: Int64)?
-        for try await (author, reviewAuthor) in rows.decode((Int64, Int64).self) { found = (author, reviewAuthor) }
+        var found: (author: Int64, reviewAuthor: Int64, review: Int64)?
+        for try await (author, reviewAuthor, review) in rows.decode((Int64, Int64, Int64).self) {
+            found = (author, reviewAuthor, review)
+        }
         return found
     }
 
@@ -125,7 +135,7 @@ extension PostgresSocialStore {
     public func updateComment(id: Int64, by userID: Int64, text: String, at time: Timestamp) async throws
         -> OwnerOnlyChange<Comment>
     {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             guard let owner = try await ownership(comment: id, lockingReview: false, on: connection) else {
                 return .notFound
             }
@@ -133,6 +143,11 @@ extension PostgresSocialStore {
             try await connection.query(
                 "UPDATE comments SET text = \(text), updated_at = \(time.milliseconds) WHERE id = \(id)",
                 logger: logger)
+            try await PostgresEventStore.record(
+                DomainEvent(
+                    .commentEdited, actor: userID, subject: id,
+                    details: EventDetails(review: owner.review, user: owner.author)),
+                at: time, on: connection, logger: logger)
             guard let comment = try await comment(id: id, on: connection) else { return .notFound }
             return .done(comment)
         }
@@ -140,7 +155,7 @@ extension PostgresSocialStore {
 
     /// Deletes a comment: its author or the review's author may.
     public func deleteComment(id: Int64, by userID: Int64) async throws -> OwnerOnlyChange<Void> {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             guard let owner = try await ownership(comment: id, lockingReview: true, on: connection) else {
                 return .notFound
             }
@@ -149,7 +164,13 @@ extension PostgresSocialStore {
             // leaves nothing to delete, and that is a 404, as on SQLite.
             let deleted = try await connection.query(
                 "DELETE FROM comments WHERE id = \(id) RETURNING 1", logger: logger)
-            return try await PostgresReviewReads.exists(deleted) ? .done(()) : .notFound
+            guard try await PostgresReviewReads.exists(deleted) else { return .notFound }
+            try await PostgresEventStore.record(
+                DomainEvent(
+                    .commentDeleted, actor: userID, subject: id,
+                    details: EventDetails(review: owner.review, user: owner.author)),
+                at: .now(), on: connection, logger: logger)
+            return .done(())
         }
     }
 }

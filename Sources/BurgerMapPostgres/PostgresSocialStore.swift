@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Logging
 import PostgresNIO
 
@@ -12,6 +12,8 @@ import PostgresNIO
 public struct PostgresSocialStore: SocialStore {
     let client: PostgresClient
     let logger: Logger
+    /// Records the events of this store's writes, in their transactions.
+    let events: PostgresEventStore
 
     /// The pair table and count column of a reaction (constants, for `\(unescaped:)`).
     static func table(_ reaction: Reaction) -> (pairs: String, count: String) {
@@ -26,28 +28,49 @@ public struct PostgresSocialStore: SocialStore {
         _ reaction: Reaction, active: Bool, review reviewID: Int64, user userID: Int64, at time: Timestamp
     ) async throws -> ReactionState? {
         let table = Self.table(reaction)
-        return try await client.transaction(logger: logger) { connection in
+        let events = events
+        return try await events.transaction(logger: logger) { connection in
             // KEY SHARE: the review cannot be deleted until this toggle commits, yet toggles of
             // other users (whose triggers update the review's count) do not wait for it.
             // A hidden review cannot be liked or bookmarked but by its author; a reaction on it
             // can be taken back.
             let review = try await connection.query(
                 """
-                SELECT 1 FROM reviews WHERE id = \(reviewID) AND (NOT \(active) OR hidden_at IS NULL OR author_id = \(userID))
+                SELECT author_id FROM reviews
+                WHERE id = \(reviewID) AND (NOT \(active) OR hidden_at IS NULL OR author_id = \(userID))
                 FOR KEY SHARE
                 """, logger: logger)
-            guard try await PostgresReviewReads.exists(review) else { return nil }
+            var author: Int64?
+            for try await value in review.decode(Int64.self) { author = value }
+            guard let author else { return nil }
+            // The pair row and, when it changed, the event, in one statement.
+            let event = DomainEvent(
+                reaction.eventKind(active), actor: userID, subject: reviewID, details: EventDetails(user: author))
             if active {
                 try await connection.query(
                     """
-                    INSERT INTO \(unescaped: table.pairs) (user_id, review_id, created_at)
-                    VALUES (\(userID), \(reviewID), \(time.milliseconds))
-                    ON CONFLICT DO NOTHING
+                    WITH changed AS (
+                        INSERT INTO \(unescaped: table.pairs) (user_id, review_id, created_at)
+                        VALUES (\(userID), \(reviewID), \(time.milliseconds))
+                        ON CONFLICT DO NOTHING RETURNING 1
+                    )
+                    INSERT INTO events (id, time, kind, actor, subject, payload)
+                    SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
+                        \(event.subject), \(event.details.json)
+                    FROM changed, \(unescaped: PostgresEventStore.writerLock)
                     """, logger: logger)
             } else {
                 try await connection.query(
-                    "DELETE FROM \(unescaped: table.pairs) WHERE user_id = \(userID) AND review_id = \(reviewID)",
-                    logger: logger)
+                    """
+                    WITH changed AS (
+                        DELETE FROM \(unescaped: table.pairs) WHERE user_id = \(userID) AND review_id = \(reviewID)
+                        RETURNING 1
+                    )
+                    INSERT INTO events (id, time, kind, actor, subject, payload)
+                    SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
+                        \(event.subject), \(event.details.json)
+                    FROM changed, \(unescaped: PostgresEventStore.writerLock)
+                    """, logger: logger)
             }
             let rows = try await connection.query(
                 "SELECT \(unescaped: table.count) FROM reviews WHERE id = \(reviewID)", logger: logger)
@@ -96,7 +119,7 @@ public struct PostgresSocialStore: SocialStore {
     public func setFollow(_ active: Bool, follower: Int64, followee: Int64, at time: Timestamp) async throws
         -> FollowState?
     {
-        try await client.transaction(logger: logger) { connection in
+        try await events.transaction(logger: logger) { connection in
             // Both users' rows, in id order: the trigger updates both counts, and two people who
             // follow each other at the same moment would otherwise lock them in opposite orders.
             let locked = try await connection.query(
@@ -106,17 +129,23 @@ public struct PostgresSocialStore: SocialStore {
             var found = false
             for try await id in locked.decode(Int64.self) where id == followee { found = true }
             guard found else { return nil }
+            let changed: PostgresRowSequence
             if active {
-                try await connection.query(
+                changed = try await connection.query(
                     """
                     INSERT INTO follows (follower_id, followee_id, created_at)
                     VALUES (\(follower), \(followee), \(time.milliseconds))
-                    ON CONFLICT DO NOTHING
+                    ON CONFLICT DO NOTHING RETURNING 1
                     """, logger: logger)
             } else {
-                try await connection.query(
-                    "DELETE FROM follows WHERE follower_id = \(follower) AND followee_id = \(followee)",
+                changed = try await connection.query(
+                    "DELETE FROM follows WHERE follower_id = \(follower) AND followee_id = \(followee) RETURNING 1",
                     logger: logger)
+            }
+            if try await PostgresReviewReads.exists(changed) {
+                try await PostgresEventStore.record(
+                    DomainEvent(active ? .userFollowed : .userUnfollowed, actor: follower, subject: followee),
+                    at: time, on: connection, logger: logger)
             }
             let rows = try await connection.query(
                 "SELECT follower_count FROM users WHERE id = \(followee)", logger: logger)

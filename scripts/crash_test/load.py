@@ -5,6 +5,7 @@ import http.client
 import random
 import re
 import threading
+import time
 
 from .media import multipart
 from .model import DELETED, LIVE, MAYBE
@@ -34,6 +35,7 @@ class Worker(threading.Thread):
         self.stop = stop
         self.serial = 0
         self.error = None
+        self.sent = 0.0  # wall-clock time the last write was sent
 
     def run(self):
         kinds, weights = zip(*WEIGHTS.items())
@@ -53,6 +55,7 @@ class Worker(threading.Thread):
     def send(self, kind, method, path, body=None, headers=None, auth=True):
         """One write. Answers the Answer, or None when the answer was lost (counted unknown).
         A 401 on a signed-in route signs in again and resends once."""
+        self.sent = time.time()  # (a sign-in's send moves it on: the 401 before committed nothing)
         for attempt in range(2):
             generation = self.gate.enter()
             try:
@@ -79,6 +82,10 @@ class Worker(threading.Thread):
             self.model.unknown[kind] += 1
         if generation == self.gate.generation:
             self.model.violation("transport errors while up", f"{kind}: {error!r}")
+
+    def note(self, op, answer, **info):
+        """Logs the write just answered (or lost): its event, if any, has a time in its window."""
+        self.model.note(self.user["id"], op, answer, (self.sent, time.time()), **info)
 
     def sign_in(self):
         """Logs in again (after a refresh whose answer was lost, say)."""
@@ -120,6 +127,7 @@ class Worker(threading.Thread):
         answer = self.send("review" if spec["attempts"] == 1 else "review retry", "POST",
                            f"/v1/places/{spec['place']}/reviews", spec["body"],
                            {"Content-Type": spec["content_type"], "Idempotency-Key": spec["token"]})
+        self.note("review", answer, token=spec["token"], value=spec["rating"])
         if answer is None:
             return
         if answer.status != 201:
@@ -160,6 +168,7 @@ class Worker(threading.Thread):
         if rid is None:
             return
         answer = self.send("review_delete", "DELETE", f"/v1/reviews/{rid}")
+        self.note("review_delete", answer, subject=rid)
         with self.model.lock:
             review = self.model.reviews[rid]
             if answer is None:
@@ -179,6 +188,7 @@ class Worker(threading.Thread):
             return
         rating = self.rng.randint(1, 5)
         answer = self.send("review_edit", "PATCH", f"/v1/reviews/{rid}", {"rating": rating})
+        self.note("review_edit", answer, subject=rid, value=rating)
         with self.model.lock:
             review = self.model.reviews[rid]
             if answer is None:
@@ -199,6 +209,7 @@ class Worker(threading.Thread):
     def toggle(self, kind, target, path, field, note_gone):
         active = self.rng.random() < 0.6
         answer = self.send(kind, "PUT" if active else "DELETE", path)
+        self.note(kind, answer, subject=target, value=active)
         key = (self.user["id"], target)
         if answer is None:
             with self.model.lock:
@@ -239,6 +250,8 @@ class Worker(threading.Thread):
         rid = self.rng.choice(reviews)
         token = self.token("c")
         answer = self.send("comment", "POST", f"/v1/reviews/{rid}/comments", {"text": f"crash test comment {token}"})
+        self.note("comment", answer, review=rid, token=token,
+                  subject=answer.json()["id"] if answer is not None and answer.status == 201 else None)
         with self.model.lock:
             if answer is None:
                 self.model.comment_tokens[token] = None
@@ -257,6 +270,7 @@ class Worker(threading.Thread):
             return
         cid = self.rng.choice(mine)
         answer = self.send("comment_delete", "DELETE", f"/v1/comments/{cid}")
+        self.note("comment_delete", answer, subject=cid, review=self.model.comments[cid]["review"])
         with self.model.lock:
             comment = self.model.comments[cid]
             if answer is None:
@@ -277,6 +291,7 @@ class Worker(threading.Thread):
         name, data = self.rng.choice(self.jpegs)
         body, content_type = multipart([], [("avatar", name, data)])
         answer = self.send("avatar", "PUT", "/v1/users/me/avatar", body, {"Content-Type": content_type})
+        self.note("avatar", answer, subject=self.user["id"])
         with self.model.lock:
             if answer is None:
                 self.model.avatars[self.user["id"]] = None

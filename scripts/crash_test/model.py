@@ -25,6 +25,7 @@ class Model:
         self.avatars = {}  # user -> photo id of the last acknowledged avatar, None when unknown
         self.photo_ids = {}  # photo id an acknowledged answer named -> ("review", id) or ("avatar", user)
         self.not_found = []  # (what, id, review id) answered 404: the review must be gone at the end
+        self.writes = []  # every write that may record an event, in the order each user sent it (note)
         self.acknowledged = collections.Counter()
         self.unknown = collections.Counter()
         self.violations = collections.defaultdict(list)  # category -> messages
@@ -33,13 +34,22 @@ class Model:
         with self.lock:
             self.violations[category].append(message)
 
+    def note(self, actor, op, answer, window, subject=None, value=None, review=None, token=None):
+        """Logs one write for the events check (events.py): its outcome ("ok": 2xx, "lost": no
+        answer, "refused": any other answer) and its window, the wall-clock milliseconds (floored,
+        as the service floors an event's time) from just before it was sent to just after it ended."""
+        outcome = "lost" if answer is None else "ok" if answer.ok else "refused"
+        with self.lock:
+            self.writes.append(dict(actor=actor, op=op, outcome=outcome, t0=int(window[0] * 1000),
+                                    t1=int(window[1] * 1000), subject=subject, value=value, review=review, token=token))
+
     def review_created(self, token, review, spec):
         with self.lock:
             self.pending_reviews.pop(token, None)
             self.review_tokens[token] = review["id"]
             self.reviews[review["id"]] = dict(
                 author=spec["author"], place=spec["place"], ratings={spec["rating"]}, token=token,
-                photos=spec["photos"], state=LIVE)
+                photos=spec["photos"], state=LIVE, rating=spec["rating"])
             self.review_ids.append(review["id"])
             self.photo_ids.update((photo["id"], ("review", review["id"])) for photo in review["photos"])
 

@@ -5,6 +5,7 @@ import os
 import shutil
 import sqlite3
 
+from .events import check_events
 from .photos import Scan
 from .service import call
 from .verify import check_store
@@ -76,3 +77,31 @@ def plant_photo_faults(data_dir, ledger, service, model):
     db.close()
     check(report, "self-test 2")
     return missed({}, report, {"served without row": 1, "content changed": 1, "reused ids": 1})
+
+
+def plant_event_faults(model, data_dir):
+    """Takes away the review.created of an acknowledged review, adds a like of a review that never
+    was and a copy of the last event of the load (a second event of one write, or one that
+    matches no write), and puts an email into a payload. Answers the kinds missed."""
+    baseline, report = {}, {}
+    check_events(model, data_dir, baseline, "self-test baseline")
+    with model.lock:
+        review = max(model.reviews)
+        user = model.reviews[review]["author"]
+    db = sqlite3.connect(os.path.join(data_dir, "burgermap.sqlite"))
+    db.execute("DELETE FROM events WHERE kind = 'review.created' AND subject = ?", (review,))
+    db.execute("INSERT INTO events (time, kind, actor, subject, payload) SELECT time, kind, actor, subject, payload"
+               " FROM events WHERE actor IS NOT NULL ORDER BY id DESC LIMIT 1")
+    db.execute("INSERT INTO events (time, kind, actor, subject, payload)"
+               " SELECT max(time) + 1, 'review.liked', ?, 999999999, '{\"user\":1}' FROM events", (user,))
+    db.execute("UPDATE events SET payload = '{\"email\":\"crash@test\"}' WHERE id = (SELECT min(id) FROM events"
+               " WHERE kind IN ('user.followed', 'user.unfollowed', 'user.avatar_changed'))")
+    db.commit()
+    db.close()
+    check_events(model, data_dir, report, "self-test events")
+    misses = missed(baseline, report, {"missing events": 1, "event payloads": 1})
+    # The copy is a phantom, or an extra event of a write that repeated the last one.
+    counts = [len(r.get("phantom events", [])) + len(r.get("extra events", [])) for r in (baseline, report)]
+    if counts[1] - counts[0] != 2:
+        misses.append(f"phantom or extra events: found {counts[1]}, {counts[0]} before planting, planted 2")
+    return misses

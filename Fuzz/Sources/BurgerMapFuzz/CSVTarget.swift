@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The CSV importer: `CSVReader` on a real file, then `CSVPlaceRowReader` and row validation.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The pagination cursor codec.
 ///

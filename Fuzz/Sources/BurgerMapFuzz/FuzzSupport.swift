@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// Stops the fuzzer with `message` when an invariant does not hold; libFuzzer saves the input.
 func require(

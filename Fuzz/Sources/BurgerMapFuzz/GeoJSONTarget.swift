@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The GeoJSON importer: `GeoJSONFeatureReader` on a real file, each feature through
 /// `GeoJSONPlaceRowReader.item(from:)` and row validation.

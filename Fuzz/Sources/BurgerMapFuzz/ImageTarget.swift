@@ -2,6 +2,7 @@ import CImageCodec
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The photo pipeline: JPEG header and EXIF orientation reading, then the whole of
 /// `PhotoProcessor` (decode, resize, turn, encode) on JPEG and PNG bytes, once on one thread and

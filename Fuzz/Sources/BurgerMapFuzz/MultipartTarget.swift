@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// `multipart/form-data` uploads through `MultipartFormReader`, fed by a real Hummingbird
 /// `Request` whose body arrives in pieces.

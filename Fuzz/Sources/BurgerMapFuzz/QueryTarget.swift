@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// Query parameters as the routes read them: `QueryReader` on a real Hummingbird `Request`,
 /// `ListQuery`, the viewport's `bbox`, the answer's language, and the problem documents made

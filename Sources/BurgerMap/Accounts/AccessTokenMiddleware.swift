@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Reads `Authorization: Bearer <access token>` and puts the user it names into the context.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Logging
 
 /// Registering and signing in, with every rule and limit of the contract: the native routes

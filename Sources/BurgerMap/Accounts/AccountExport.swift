@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// The JSON document of a data export: everything one account wrote or did, in the API's own
 /// shapes (`Review`, `Comment`, `UserSummary`), and the photos it holds. Everything of the
 /// account's is in it, also what blocks or moderation hide from it in lists.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// The user routes under `/v1/users`: the caller's own account and public profiles.

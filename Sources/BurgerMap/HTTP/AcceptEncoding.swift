@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// A content coding the service can answer with.
 public enum ContentCoding: String, Sendable, CaseIterable {
     case gzip

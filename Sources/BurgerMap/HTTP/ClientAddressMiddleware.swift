@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Sets `AppRequestContext.clientAddress` from the socket peer and, when the peer is a trusted

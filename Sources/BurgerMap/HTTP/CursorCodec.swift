@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Crypto
 import ExtrasBase64
 import Foundation
@@ -63,12 +64,6 @@ public struct CursorCodec: Sendable {
     static func bytes(base64URL text: some Collection<UInt8>) -> [UInt8]? {
         try? Base64.decode(bytes: text, options: [.base64UrlAlphabet, .omitPaddingCharacter])
     }
-}
-
-/// A keyset position that a cursor carries, as compact text (cursors are made for every page).
-public protocol CursorPosition {
-    var cursorText: String { get }
-    init?(cursorText: String)
 }
 
 extension NearbyKey: CursorPosition {

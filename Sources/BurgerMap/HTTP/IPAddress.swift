@@ -1,3 +1,4 @@
+import BurgerMapCore
 import NIOCore
 
 #if canImport(Glibc)

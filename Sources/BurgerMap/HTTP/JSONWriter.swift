@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Writes JSON straight into bytes.

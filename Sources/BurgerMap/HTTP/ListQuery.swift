@@ -1,10 +1,5 @@
+import BurgerMapCore
 import Hummingbird
-
-/// The page sizes a list request may ask for, and the one it gets when it names none.
-public enum ListLimits {
-    public static let allowed = 1...100
-    public static let `default` = 20
-}
 
 /// The paging parameters of a list request: `limit` (1…100, default 20) and `cursor`, which must
 /// have been issued for the same list (`scope`: the route, its filters and, for personal lists,

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Answers `503 service_unavailable` (with `Retry-After`) at once while the database does not

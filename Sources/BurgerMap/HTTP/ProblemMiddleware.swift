@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 import Logging
 import NIOCore

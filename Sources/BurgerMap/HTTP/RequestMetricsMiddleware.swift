@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Dispatch
 import HTTPTypes
 import Hummingbird

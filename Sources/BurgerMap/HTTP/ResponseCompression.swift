@@ -1,3 +1,4 @@
+import BurgerMapCore
 import CompressNIO
 import HTTPTypes
 import Hummingbird

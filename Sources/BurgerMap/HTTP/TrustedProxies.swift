@@ -1,3 +1,4 @@
+import BurgerMapCore
 import HTTPTypes
 
 /// The reverse proxies whose forwarding headers the service believes (`--trusted-proxy`), and

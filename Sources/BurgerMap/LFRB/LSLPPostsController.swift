@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// The app's post routes: restaurant posts are places, review posts are reviews, on the native

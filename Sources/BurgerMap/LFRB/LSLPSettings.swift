@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// The LookForRealBurger app's routes ("LSLP", after the generic backend the app was built
 /// against): on only when a key is configured (`burgermap serve --lslp-key`), and the product
 /// ids that tell its restaurant posts from its review posts.

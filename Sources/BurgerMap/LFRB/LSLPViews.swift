@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// The app's JSON shapes (`PostResponse`, `CommentResponse`, `Creator`…), written with every key
 /// the app decodes as required: a missing one fails the whole screen. Ids are strings, times are
 /// `yyyy-MM-dd'T'HH:mm:ss.SSSZ` (RFC 3339 with milliseconds, as the native API writes them).

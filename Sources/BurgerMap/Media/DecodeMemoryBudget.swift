@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// Bounds the memory that images being decoded at once may take: a decode waits (without
 /// holding a thread) until its pixels fit beside the others'. The worker count alone bounds
 /// how many decode at once, not their size: four clients looping a 50-megapixel PNG (150 MB of

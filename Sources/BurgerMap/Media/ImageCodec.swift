@@ -1,3 +1,4 @@
+import BurgerMapCore
 import CImageCodec
 
 /// Why an uploaded image was refused.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 
 /// One process's folder in the photo folder's `incoming/`, where its uploads wait for their

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Synchronization
 
 /// The photo ids a transaction gave final file names to, kept outside it so that the caller can

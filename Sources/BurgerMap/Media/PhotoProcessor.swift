@@ -1,3 +1,5 @@
+import BurgerMapCore
+
 /// A photo re-encoded for storage: the full-size JPEG and its thumbnail, upright, with no metadata.
 public struct ProcessedPhoto: Sendable {
     public var full: [UInt8]

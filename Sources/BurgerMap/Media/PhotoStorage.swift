@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 
 /// The image files in the photo folder (`<data folder>/photos`, or `--photo-dir`, which several

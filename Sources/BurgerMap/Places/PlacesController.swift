@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// The place routes under `/v1/places`.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 
 /// The objectionable-text filter (`burgermap serve --blocked-words FILE`): texts people write

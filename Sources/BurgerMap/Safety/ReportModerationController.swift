@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// The moderators' report queue and their decisions on content, under `/v1/moderation`.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// The report routes: `POST /v1/reviews/{id}/report`, `/v1/comments/{id}/report` and

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 import Hummingbird
 import Logging
@@ -42,6 +43,10 @@ public struct ServiceConfiguration: Sendable {
     public var writeLimits = WriteLimits()
     /// When reports hide content (`--report-threshold`).
     public var reportRules = ReportRules()
+    /// How long events are kept for the service's readers (`--event-retention`, 7 days).
+    public var eventRetention: Duration = .seconds(604_800)
+    /// Whether each event is also written to the log, one line each (`--log-events`).
+    public var logsEvents = false
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -77,12 +82,18 @@ public struct ServiceDependencies: Sendable {
     /// The viewports and filtered nearby searches that may run at once (half the cores), and
     /// how many more may wait (`ReadGate`).
     public var expensiveReads = ReadGate()
+    /// The events of every write, for the parts of the service that react to them.
+    public var events: EventLog
 
-    public init(stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices) {
+    public init(
+        stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
+        events: EventLog? = nil
+    ) {
         self.stores = stores
         self.secret = secret
         self.accounts = accounts
         self.media = media
+        self.events = events ?? EventLog(store: stores.events)
     }
 }
 
@@ -228,7 +239,9 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     media.storage.remove(photoIDs: expired)
     let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
-    var dependencies = ServiceDependencies(stores: stores, secret: secret, accounts: accounts, media: media)
+    let events = EventLog(store: stores.events, retention: configuration.eventRetention)
+    var dependencies = ServiceDependencies(
+        stores: stores, secret: secret, accounts: accounts, media: media, events: events)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
@@ -240,5 +253,6 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: BurgerMapVersion.serverName),
+        services: [EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger)],
         logger: logger)
 }

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Synchronization
 
 /// What `GET /health` answers: the engine's background check when it has one (PostgreSQL's

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 import Hummingbird
 import Logging

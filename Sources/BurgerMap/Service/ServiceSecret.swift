@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Crypto
 import Foundation
 

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Comments: `GET`/`POST /v1/reviews/{id}/comments` (`reviewEndpoints`, mounted at `/v1/reviews`)

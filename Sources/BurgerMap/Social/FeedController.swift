@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// `GET /v1/feed`: the reviews of the people the caller follows and the caller's own.

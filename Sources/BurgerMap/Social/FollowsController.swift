@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Follows under `/v1/users/{id}`: `PUT`/`DELETE …/follow`, `GET …/followers`, `GET …/following`.

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Hummingbird
 
 /// Likes and bookmarks: `PUT`/`DELETE /v1/reviews/{id}/like` and `…/bookmark` (mounted at

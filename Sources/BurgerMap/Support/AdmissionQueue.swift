@@ -1,3 +1,4 @@
+import BurgerMapCore
 import DequeModule
 import Synchronization
 

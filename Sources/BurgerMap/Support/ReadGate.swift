@@ -1,3 +1,4 @@
+import BurgerMapCore
 import Foundation
 
 /// A bound on the reads that may cost more than most (a viewport, a filtered nearby search):

@@ -1,3 +1,4 @@
+import BurgerMapCore
 import NIOCore
 
 /// Writes a ZIP archive (PKWARE APPNOTE 6.3: "stored" entries, no compression) as a stream of

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Foundation
 import GRDB
 
@@ -108,19 +108,25 @@ extension AppDatabase {
     {
         try await measured("update_profile") {
             try await pool.write { db in
+                var changed = false
                 do {
                     if let nickname {
                         try db.execute(
                             sql: "UPDATE users SET nickname = ?, nickname_key = ?, updated_at = ? WHERE id = ?",
                             arguments: [nickname, AccountRules.key(nickname), time.milliseconds, id])
+                        changed = changed || db.changesCount > 0
                     }
                     if let bio {
                         try db.execute(
                             sql: "UPDATE users SET bio = ?, updated_at = ? WHERE id = ?",
                             arguments: [bio.isEmpty ? nil : bio, time.milliseconds, id])
+                        changed = changed || db.changesCount > 0
                     }
                 } catch let error as DatabaseError {
                     throw Self.accountConflict(error) ?? error
+                }
+                if changed {
+                    try self.recordEvent(DomainEvent(.profileChanged, actor: id, subject: id), at: time, in: db)
                 }
                 return try Self.user(db, id: id)
             }

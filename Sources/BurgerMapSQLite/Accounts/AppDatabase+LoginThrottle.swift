@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// Login throttling's records in SQLite (`LoginThrottleStore`): the single writer makes every

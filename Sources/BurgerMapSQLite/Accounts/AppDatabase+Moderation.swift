@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase: ModerationStore {
@@ -41,12 +41,21 @@ extension AppDatabase: ModerationStore {
         _ userID: Int64, _ suspended: Bool, by moderator: Int64, reason: String?, at time: Timestamp = .now()
     ) async throws -> ModerationOutcome {
         try await pool.write { db in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM users WHERE id = ?", arguments: [userID]) == true else {
+            // The state before, for the event: reinstating someone not suspended changes nothing.
+            guard
+                let wasSuspended = try Bool.fetchOne(
+                    db, sql: "SELECT suspended_at IS NOT NULL FROM users WHERE id = ?", arguments: [userID])
+            else {
                 return .userMissing
             }
             try db.execute(
                 sql: "UPDATE users SET suspended_at = ? WHERE id = ?",
                 arguments: [suspended ? time.milliseconds : nil, userID])
+            if wasSuspended != suspended {
+                try self.recordEvent(
+                    DomainEvent(suspended ? .accountSuspended : .accountReinstated, actor: moderator, subject: userID),
+                    at: time, in: db)
+            }
             if suspended {
                 try db.execute(
                     sql: "UPDATE login_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL",

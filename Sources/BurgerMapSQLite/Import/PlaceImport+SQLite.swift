@@ -1,5 +1,6 @@
-import BurgerMap
+import BurgerMapCore
 import Foundation
+import GRDB
 
 /// Imports into the SQLite engine, which can also write on the calling thread.
 extension PlaceImport where Sink == AppDatabase {
@@ -20,5 +21,54 @@ extension PlaceImport where Sink == AppDatabase {
         try Self.loadNow(
             file: file, format: format, source: source, category: category, progress: progress,
             apply: database.importPlacesNow)
+    }
+}
+
+/// The SQLite engine's side of an import: the whole file in one write transaction, row by row
+/// through `PlaceImportSession`.
+extension AppDatabase: PlaceImportSink {
+    public func importPlaces(from feed: PlaceImportFeed) async throws -> ImportSummary {
+        try await pool.writeWithoutTransaction { db in try self.importPlaces(from: feed, into: db) }
+    }
+
+    /// `importPlaces(from:)` on the calling thread.
+    func importPlacesNow(from feed: PlaceImportFeed) throws -> ImportSummary {
+        try pool.writeWithoutTransaction { db in try self.importPlaces(from: feed, into: db) }
+    }
+
+    /// The import in one transaction, with its one `places.imported` event (none when it wrote
+    /// no place).
+    private func importPlaces(from feed: PlaceImportFeed, into db: Database) throws -> ImportSummary {
+        var summary = ImportSummary()
+        let rollbackJournal = try Self.leaveWALForFirstLoad(db)
+        defer { if rollbackJournal { _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") } }
+        try db.inTransaction {
+            var session = try PlaceImportSession(db: db, source: feed.source, locationWord: feed.locationWord)
+            while let items = try feed.take() {
+                for (position, item) in items {
+                    try session.apply(item, at: position)
+                }
+                feed.applied(rows: session.summary.read)
+            }
+            try session.finish()
+            if let event = session.event { try recordEvent(event, at: session.time, in: db) }
+            summary = session.summary
+            return .commit
+        }
+        return summary
+    }
+
+    /// A first load into an empty places table switches the database to a rollback journal for
+    /// its one transaction. In WAL mode every page is written twice (to the log, then copied
+    /// into the database by the checkpoint) and synced twice; new pages of a rollback-journal
+    /// database are written once, and a crash still rolls the whole import back. SQLite allows
+    /// the switch only while no other connection has the database open (a running server, for
+    /// one), in which case the import simply stays in WAL mode. Returns whether it switched.
+    private static func leaveWALForFirstLoad(_ db: Database) throws -> Bool {
+        guard try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
+            return false
+        }
+        let mode = try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
+        return mode?.lowercased() == "delete"
     }
 }

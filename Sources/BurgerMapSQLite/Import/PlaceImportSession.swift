@@ -1,54 +1,8 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Foundation
 import GRDB
 import GRDBSQLite
-
-/// The SQLite engine's side of an import: the whole file in one write transaction, row by row
-/// through `PlaceImportSession`.
-extension AppDatabase: PlaceImportSink {
-    public func importPlaces(from feed: PlaceImportFeed) async throws -> ImportSummary {
-        try await pool.writeWithoutTransaction { db in try Self.importPlaces(from: feed, into: db) }
-    }
-
-    /// `importPlaces(from:)` on the calling thread.
-    func importPlacesNow(from feed: PlaceImportFeed) throws -> ImportSummary {
-        try pool.writeWithoutTransaction { db in try Self.importPlaces(from: feed, into: db) }
-    }
-
-    private static func importPlaces(from feed: PlaceImportFeed, into db: Database) throws -> ImportSummary {
-        var summary = ImportSummary()
-        let rollbackJournal = try leaveWALForFirstLoad(db)
-        defer { if rollbackJournal { _ = try? String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") } }
-        try db.inTransaction {
-            var session = try PlaceImportSession(db: db, source: feed.source, locationWord: feed.locationWord)
-            while let items = try feed.take() {
-                for (position, item) in items {
-                    try session.apply(item, at: position)
-                }
-                feed.applied(rows: session.summary.read)
-            }
-            try session.finish()
-            summary = session.summary
-            return .commit
-        }
-        return summary
-    }
-
-    /// A first load into an empty places table switches the database to a rollback journal for
-    /// its one transaction. In WAL mode every page is written twice (to the log, then copied
-    /// into the database by the checkpoint) and synced twice; new pages of a rollback-journal
-    /// database are written once, and a crash still rolls the whole import back. SQLite allows
-    /// the switch only while no other connection has the database open (a running server, for
-    /// one), in which case the import simply stays in WAL mode. Returns whether it switched.
-    private static func leaveWALForFirstLoad(_ db: Database) throws -> Bool {
-        guard try Int.fetchOne(db, sql: "SELECT count(*) FROM (SELECT 1 FROM places LIMIT 1)") == 0 else {
-            return false
-        }
-        let mode = try? String.fetchOne(db, sql: "PRAGMA journal_mode = DELETE")
-        return mode?.lowercased() == "delete"
-    }
-}
 
 /// The database side of one import, inside its transaction.
 ///
@@ -63,8 +17,14 @@ struct PlaceImportSession {
     private let writer: PlaceWriter
     private let source: String
     private let locationWord: String
-    private let time = Timestamp.now()
+    /// The time of every row this import writes, and of its event.
+    let time = Timestamp.now()
     private(set) var summary = ImportSummary()
+    /// The places this import inserted or changed, for its one `places.imported` event: counted
+    /// as they are written (no query of their own).
+    private var facts = PlaceBatchFacts()
+    /// The old positions of the places this import moved: their old map tiles changed too.
+    private var movedFrom = PlaceBatchFacts()
     /// The places this import has already matched or inserted, with the position that did it.
     private var touched = TouchedPlaces()
     /// R*Tree entries to add (new places) or move (updated coordinates).
@@ -168,7 +128,9 @@ struct PlaceImportSession {
         let moved = stored.lat != draft.lat || stored.lng != draft.lng
         let before = moved && cellsFollowEachChange ? try PlaceCellsTable(db).member(id: match) : nil
         try writer.update(id: match, with: draft, at: time)
+        facts.add(id: match, lat: draft.lat, lng: draft.lng)
         if moved {
+            movedFrom.add(id: match, lat: stored.lat, lng: stored.lng)
             movedEntries.append(RTreeBulkLoader.Entry(id: match, x: draft.lng, y: draft.lat))
             try cellsChanged(match, before: before)
         }
@@ -178,6 +140,7 @@ struct PlaceImportSession {
     private mutating func inserted(_ id: Int64, _ draft: PlaceDraft, at position: Int) throws {
         touched.record(id, at: position)
         summary.inserted += 1
+        facts.add(id: id, lat: draft.lat, lng: draft.lng)
         try cellsChanged(id, before: nil)
         // Into an empty index, the new entries are all the entries: keep them for packing.
         if !willRebuild || indexedBefore == 0 {
@@ -202,26 +165,38 @@ struct PlaceImportSession {
         (summary.inserted + movedEntries.count) * 5 > indexedBefore
     }
 
-    /// The nearest place with the same name (ignoring case) within 25 m that this import has not
-    /// matched yet.
+    /// The place `PlaceMatching` picks that this import has not matched yet.
     private func sameNamedPlaceNearby(_ draft: PlaceDraft) throws -> Int64? {
         let statement = try db.cachedStatement(
             sql: """
                 SELECT p.id, p.name, p.lat, p.lng
                 FROM idx_places_geom AS r CROSS JOIN places AS p ON p.id = r.pkid
-                WHERE r.pkid MATCH burgermap_nearest(?, ?, 25.0, -1, 0)
+                WHERE r.pkid MATCH burgermap_nearest(?, ?, ?, -1, 0)
                 """)
-        let name = draft.name.lowercased()
-        var best: (distance: Double, id: Int64)?
-        for row in try Row.fetchAll(statement, arguments: [draft.lat, draft.lng]) {
+        let name = PlaceMatching.nameKey(draft.name)
+        var best: (distanceM: Double, id: Int64)?
+        for row in try Row.fetchAll(statement, arguments: [draft.lat, draft.lng, PlaceMatching.radiusM]) {
             let id: Int64 = row[0]
-            guard touched.position(of: id) == nil, (row[1] as String).lowercased() == name else { continue }
+            guard touched.position(of: id) == nil else { continue }
             let distance = bm_haversine_m(draft.lat, draft.lng, row[2], row[3])
-            if distance <= 25, best.map({ (distance, id) < $0 }) ?? true {
+            if PlaceMatching.matches(rowKey: name, candidateName: row[1], distanceM: distance),
+                PlaceMatching.isBetter(distanceM: distance, id: id, than: best)
+            {
                 best = (distance, id)
             }
         }
         return best?.id
+    }
+
+    /// The import's `places.imported` event (`source`, how many places it inserted or changed,
+    /// their box with the old positions of moved ones, their ids while few); `nil` when it wrote
+    /// no place.
+    var event: DomainEvent? {
+        guard var event = facts.event(.placesImported, source: source) else { return nil }
+        if let new = event.details.bounds, let old = movedFrom.event(.placesImported, source: source)?.details.bounds {
+            event.details.bounds = [min(new[0], old[0]), min(new[1], old[1]), max(new[2], old[2]), max(new[3], old[3])]
+        }
+        return event
     }
 
     /// Adds the new and moved entries to the spatial index and puts SpatiaLite's triggers back.

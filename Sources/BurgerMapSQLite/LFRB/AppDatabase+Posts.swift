@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// The LookForRealBurger routes' batched reads (`PostStore`). SQLite has no round trip to save,

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase {
@@ -19,6 +19,7 @@ extension AppDatabase {
                     sql: "UPDATE users SET avatar_photo_id = ?, updated_at = ? WHERE id = ?",
                     arguments: [photoID, time.milliseconds, userID])
                 if let replaced { try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [replaced]) }
+                try self.recordEvent(DomainEvent(.avatarChanged, actor: userID, subject: userID), at: time, in: db)
                 guard let user = try Self.user(db, id: userID) else { throw StorageError.rowVanished("user") }
                 return (user, replaced)
             }

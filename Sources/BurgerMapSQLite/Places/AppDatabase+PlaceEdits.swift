@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase {
@@ -15,8 +15,16 @@ extension AppDatabase {
                 guard let stored = try writer.draft(id: id) else { return .notFound }
                 let cells = PlaceCellsTable(db)
                 let before = try cells.member(id: id)
-                try writer.update(id: id, with: edit.applied(to: stored), at: time)
+                let edited = edit.applied(to: stored)
+                try writer.update(id: id, with: edited, at: time)
                 try cells.maintain(placeID: id, before: before)
+                // The old and the new position: a map tile of either changed.
+                try self.recordEvent(
+                    DomainEvent(
+                        .placeEdited, actor: userID, subject: id,
+                        details: EventDetails(
+                            bounds: Self.placeBounds((stored.lat, stored.lng), (edited.lat, edited.lng)))),
+                    at: time, in: db)
                 return .done(try Self.places(db, ids: [id])[id]!)
             }
         }
@@ -27,7 +35,7 @@ extension AppDatabase {
         try await measured("delete_place") {
             try await pool.write { db in
                 let row = try Row.fetchOne(
-                    db, sql: "SELECT created_by, review_count FROM places WHERE id = ?", arguments: [id])
+                    db, sql: "SELECT created_by, review_count, lat, lng FROM places WHERE id = ?", arguments: [id])
                 guard let row else { return .notFound }
                 guard row[0] as Int64? == userID else { return .forbidden }
                 let reviews: Int = row[1]
@@ -36,9 +44,22 @@ extension AppDatabase {
                 let before = try cells.member(id: id)
                 try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
                 try cells.maintain(placeID: id, before: before)
+                try self.recordEvent(
+                    DomainEvent(
+                        .placeRemoved, actor: userID, subject: id,
+                        details: EventDetails(bounds: Self.placeBounds((row[2], row[3])))),
+                    at: .now(), in: db)
                 return .deleted
             }
         }
+    }
+
+    /// The box `[west, south, east, north]` of places' positions, as place events carry it.
+    static func placeBounds(_ points: (lat: Double, lng: Double)...) -> [Double] {
+        [
+            points.map(\.lng).min()!, points.map(\.lat).min()!, points.map(\.lng).max()!,
+            points.map(\.lat).max()!,
+        ]
     }
 
     /// The creator of a place: `.some(nil)` for an imported place, `nil` when there is no place.
@@ -65,10 +86,20 @@ extension AppDatabase {
     /// place); answers how many were deleted and how many stayed.
     public func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int) {
         try await pool.write { db in
+            // The places about to go, for the event (a map tile cache forgets their box).
+            var removed = PlaceBatchFacts()
+            let doomed = try Row.fetchCursor(
+                db, sql: "SELECT id, lat, lng FROM places WHERE source = ? AND review_count = 0", arguments: [name])
+            while let place = try doomed.next() {
+                removed.add(id: place[0], lat: place[1], lng: place[2])
+            }
             try db.execute(
                 sql: "DELETE FROM places WHERE source = ? AND review_count = 0", arguments: [name])
             let deleted = db.changesCount
             if deleted > 0 { try PlaceCellsTable(db).rebuild() }
+            if deleted > 0, let event = removed.event(.placesRemoved, source: name) {
+                try self.recordEvent(event, at: .now(), in: db)
+            }
             let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM places WHERE source = ?", arguments: [name]) ?? 0
             return (deleted, kept)
         }

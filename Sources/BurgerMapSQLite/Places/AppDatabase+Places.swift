@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import GRDB
 import GRDBSQLite
@@ -239,8 +239,9 @@ extension AppDatabase: PlaceStore {
         try await measured("create_place") {
             try await pool.write { db in
                 let writer = PlaceWriter(db)
+                let time = Timestamp.now()
                 // Without a source and an external id the unique index never conflicts: a plain insert.
-                guard let newID = try writer.insertIfNew(draft, at: .now()) else {
+                guard let newID = try writer.insertIfNew(draft, at: time) else {
                     let existing = try writer.id(source: draft.source, externalID: draft.externalId)
                     guard let existing, let place = try Self.places(db, ids: [existing])[existing] else {
                         throw DatabaseError(resultCode: .SQLITE_CONSTRAINT, message: "place vanished during insert")
@@ -249,6 +250,11 @@ extension AppDatabase: PlaceStore {
                 }
                 try db.execute(sql: "UPDATE places SET created_by = ? WHERE id = ?", arguments: [userID, newID])
                 try PlaceCellsTable(db).maintain(placeID: newID, before: nil)
+                try self.recordEvent(
+                    DomainEvent(
+                        .placeCreated, actor: userID, subject: newID,
+                        details: EventDetails(bounds: Self.placeBounds((draft.lat, draft.lng)))),
+                    at: time, in: db)
                 return (try Self.places(db, ids: [newID])[newID]!, true)
             }
         }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import GRDB
 import GRDBSQLite

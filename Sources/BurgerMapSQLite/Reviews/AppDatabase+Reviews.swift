@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import Foundation
 import GRDB
 
@@ -75,6 +75,11 @@ extension AppDatabase {
                 }
                 try beforeCommit(photoIDs)
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
+                try self.recordEvent(
+                    DomainEvent(
+                        .reviewCreated, actor: draft.authorID, subject: reviewID,
+                        details: EventDetails(place: draft.placeID)),
+                    at: time, in: db)
                 guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else {
                     throw StorageError.rowVanished("review")
                 }
@@ -143,6 +148,9 @@ extension AppDatabase {
                         """,
                     arguments: [rating, text, title, time.milliseconds, id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
+                try self.recordEvent(
+                    DomainEvent(.reviewEdited, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                    at: time, in: db)
                 guard let review = try Self.review(db, id: id, viewer: userID) else { return .notFound }
                 return .done(review)
             }
@@ -159,6 +167,9 @@ extension AppDatabase {
                 let photoIDs = try Int64.fetchAll(db, sql: "SELECT id FROM photos WHERE review_id = ?", arguments: [id])
                 try db.execute(sql: "DELETE FROM reviews WHERE id = ?", arguments: [id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
+                try self.recordEvent(
+                    DomainEvent(.reviewDeleted, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                    at: .now(), in: db)
                 return .done(photoIDs)
             }
         }

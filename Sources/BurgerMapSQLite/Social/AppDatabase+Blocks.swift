@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase: BlockStore {
@@ -32,20 +32,34 @@ extension AppDatabase: BlockStore {
                 else {
                     return nil
                 }
+                var changes: [DomainEvent] = []
                 if active {
                     try db.execute(
                         sql: "INSERT OR IGNORE INTO blocks (blocker_id, blocked_id, created_at) VALUES (?, ?, ?)",
                         arguments: [blocker, blocked, time.milliseconds])
-                    try db.execute(
+                    if db.changesCount > 0 {
+                        changes.append(DomainEvent(.userBlocked, actor: blocker, subject: blocked))
+                    }
+                    // The follows the block ends, each its own `user.unfollowed`.
+                    let ended = try Row.fetchAll(
+                        db,
                         sql: """
                             DELETE FROM follows WHERE (follower_id = ?1 AND followee_id = ?2)
                                 OR (follower_id = ?2 AND followee_id = ?1)
+                            RETURNING follower_id, followee_id
                             """, arguments: [blocker, blocked])
+                    for follow in ended {
+                        changes.append(DomainEvent(.userUnfollowed, actor: follow[0], subject: follow[1]))
+                    }
                 } else {
                     try db.execute(
                         sql: "DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?",
                         arguments: [blocker, blocked])
+                    if db.changesCount > 0 {
+                        changes.append(DomainEvent(.userUnblocked, actor: blocker, subject: blocked))
+                    }
                 }
+                for event in changes { try self.recordEvent(event, at: time, in: db) }
                 return active
             }
         }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase {
@@ -86,19 +86,31 @@ extension AppDatabase {
                     sql:
                         "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [reviewID, author, text, time.milliseconds, time.milliseconds])
-                return try Self.comment(db, id: db.lastInsertedRowID)
+                let commentID = db.lastInsertedRowID
+                let reviewAuthor = try Int64.fetchOne(
+                    db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                try self.recordEvent(
+                    DomainEvent(
+                        .commentCreated, actor: author, subject: commentID,
+                        details: EventDetails(review: reviewID, user: reviewAuthor)),
+                    at: time, in: db)
+                return try Self.comment(db, id: commentID)
             }
         }
     }
 
-    /// The comment's author and the author of its review, or `nil`.
-    private static func commentOwnership(_ db: Database, id: Int64) throws -> (author: Int64, reviewAuthor: Int64)? {
+    /// The comment's author, its review and the review's author, or `nil`.
+    private static func commentOwnership(_ db: Database, id: Int64) throws
+        -> (author: Int64, review: Int64, reviewAuthor: Int64)?
+    {
         try Row.fetchOne(
             db,
-            sql:
-                "SELECT c.author_id, r.author_id AS review_author FROM comments AS c JOIN reviews AS r ON r.id = c.review_id WHERE c.id = ?",
+            sql: """
+                SELECT c.author_id, c.review_id, r.author_id AS review_author
+                FROM comments AS c JOIN reviews AS r ON r.id = c.review_id WHERE c.id = ?
+                """,
             arguments: [id]
-        ).map { ($0["author_id"], $0["review_author"]) }
+        ).map { ($0["author_id"], $0["review_id"], $0["review_author"]) }
     }
 
     /// Changes the text of the caller's own comment; anyone else's is `.forbidden`.
@@ -112,6 +124,11 @@ extension AppDatabase {
                 try db.execute(
                     sql: "UPDATE comments SET text = ?, updated_at = ? WHERE id = ?",
                     arguments: [text, time.milliseconds, id])
+                try self.recordEvent(
+                    DomainEvent(
+                        .commentEdited, actor: userID, subject: id,
+                        details: EventDetails(review: owner.review, user: owner.author)),
+                    at: time, in: db)
                 guard let comment = try Self.comment(db, id: id) else { return .notFound }
                 return .done(comment)
             }
@@ -125,6 +142,11 @@ extension AppDatabase {
                 guard let owner = try Self.commentOwnership(db, id: id) else { return .notFound }
                 guard owner.author == userID || owner.reviewAuthor == userID else { return .forbidden }
                 try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
+                try self.recordEvent(
+                    DomainEvent(
+                        .commentDeleted, actor: userID, subject: id,
+                        details: EventDetails(review: owner.review, user: owner.author)),
+                    at: .now(), in: db)
                 return .done(())
             }
         }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// How a feed page was found (the benchmark and tests look at both roads; the answer is the same).

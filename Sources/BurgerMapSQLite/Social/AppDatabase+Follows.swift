@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase {
@@ -13,7 +13,11 @@ extension AppDatabase {
         try await measured("set_follow") {
             try await pool.write { db in
                 guard try Self.userExists(db, id: followee) else { return nil }
-                try Self.followPairs.set(active, actor: follower, target: followee, at: time, in: db)
+                if try Self.followPairs.set(active, actor: follower, target: followee, at: time, in: db) {
+                    try self.recordEvent(
+                        DomainEvent(active ? .userFollowed : .userUnfollowed, actor: follower, subject: followee),
+                        at: time, in: db)
+                }
                 let count = try Int.fetchOne(
                     db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [followee])
                 return FollowState(following: active, followerCount: count ?? 0)

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// Where the SQLite engine keeps each reaction: its pair table, and the review's count column.
@@ -33,7 +33,15 @@ extension AppDatabase {
                     try active
                     ? Self.reviewVisible(db, id: reviewID, viewer: userID) : Self.reviewExists(db, id: reviewID)
                 guard found else { return nil }
-                try reaction.pairs.set(active, actor: userID, target: reviewID, at: time, in: db)
+                if try reaction.pairs.set(active, actor: userID, target: reviewID, at: time, in: db) {
+                    let author = try Int64.fetchOne(
+                        db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                    try self.recordEvent(
+                        DomainEvent(
+                            reaction.eventKind(active), actor: userID, subject: reviewID,
+                            details: EventDetails(user: author)),
+                        at: time, in: db)
+                }
                 let count = try Int.fetchOne(
                     db, sql: "SELECT \(reaction.countColumn) FROM reviews WHERE id = ?", arguments: [reviewID])
                 return ReactionState(active: active, count: count ?? 0)

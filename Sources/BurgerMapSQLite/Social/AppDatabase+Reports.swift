@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase: ReportStore {
@@ -36,9 +36,14 @@ extension AppDatabase: ReportStore {
                 let (column, table) = Self.reportColumn(target)
                 let owner = target.kind == "user" ? "id" : "author_id"
                 let hiddenColumn = target.kind == "user" ? "0" : "hidden_at IS NOT NULL"
+                let parent = Self.parentColumn(target.kind)
                 guard
                     let found = try Row.fetchOne(
-                        db, sql: "SELECT \(owner) AS owner, \(hiddenColumn) AS hidden FROM \(table) WHERE id = ?",
+                        db,
+                        sql: """
+                            SELECT \(owner) AS owner, \(hiddenColumn) AS hidden, \(parent) AS parent
+                            FROM \(table) WHERE id = ?
+                            """,
                         arguments: [target.id])
                 else { return .targetMissing }
                 if found["owner"] as Int64 == reporter { return .ownTarget }
@@ -67,6 +72,11 @@ extension AppDatabase: ReportStore {
                             arguments: [time.milliseconds, target.id])
                         try Self.audit(
                             db, moderator: nil, "auto_hide", target.kind, target.id, "\(reporters) reports", time)
+                        // Hidden by reports alone: no actor.
+                        try self.recordEvent(
+                            DomainEvent.visibility(
+                                of: target, hidden: true, actor: nil, owner: found["owner"], parent: found["parent"]),
+                            at: time, in: db)
                         hidden = true
                     }
                 }
@@ -117,24 +127,45 @@ extension AppDatabase: ReportStore {
     ) async throws -> ContentDecision {
         try await pool.write { db in
             let (column, table) = Self.reportColumn(content.target)
+            let kind = content.target.kind
             let id = content.target.id
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM \(table) WHERE id = ?", arguments: [id]) == true else {
+            let resolution = hidden ? ReportResolution.hidden : .restored
+            // The state before, for the event: hiding hidden content changes nothing.
+            guard
+                let before = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT hidden_at IS NOT NULL AS hidden, author_id, \(Self.parentColumn(kind)) AS parent
+                        FROM \(table) WHERE id = ?
+                        """, arguments: [id])
+            else {
                 return .contentMissing
             }
             try db.execute(
                 sql: "UPDATE \(table) SET hidden_at = CASE WHEN ? THEN COALESCE(hidden_at, ?) END WHERE id = ?",
                 arguments: [hidden, time.milliseconds, id])
-            try db.execute(
+            var changes: [DomainEvent] = []
+            if before["hidden"] as Bool != hidden {
+                changes.append(
+                    DomainEvent.visibility(
+                        of: content.target, hidden: hidden, actor: moderator, owner: before["author_id"],
+                        parent: before["parent"]))
+            }
+            let closed = try Row.fetchAll(
+                db,
                 sql: """
                     UPDATE reports SET resolved_at = ?, resolution = ?, resolved_by = ?
-                    WHERE \(column) = ? AND resolved_at IS NULL
+                    WHERE \(column) = ? AND resolved_at IS NULL RETURNING id, reporter_id
                     """,
-                arguments: [
-                    time.milliseconds, (hidden ? ReportResolution.hidden : .restored).rawValue, moderator, id,
-                ])
-            let closed = db.changesCount
-            try Self.audit(db, moderator: moderator, hidden ? "hide" : "restore", content.target.kind, id, reason, time)
-            return .done(closedReports: closed)
+                arguments: [time.milliseconds, resolution.rawValue, moderator, id]
+            ).map { (report: $0[0] as Int64, reporter: $0[1] as Int64) }.sorted { $0.report < $1.report }
+            for closed in closed {
+                changes.append(
+                    DomainEvent.decision(report: closed.report, resolution, by: moderator, reporter: closed.reporter))
+            }
+            try Self.audit(db, moderator: moderator, hidden ? "hide" : "restore", kind, id, reason, time)
+            for event in changes { try self.recordEvent(event, at: time, in: db) }
+            return .done(closedReports: closed.count)
         }
     }
 
@@ -145,12 +176,25 @@ extension AppDatabase: ReportStore {
         try await pool.write { db in
             let select = "SELECT \(Self.reportColumns) FROM reports WHERE id = ?"
             guard let row = try Row.fetchOne(db, sql: select, arguments: [id]) else { return nil }
-            guard Self.report(row).resolution == nil else { return Self.report(row) }
+            let report = Self.report(row)
+            guard report.resolution == nil else { return report }
             try db.execute(
                 sql: "UPDATE reports SET resolved_at = ?, resolution = 'dismissed', resolved_by = ? WHERE id = ?",
                 arguments: [time.milliseconds, moderator, id])
             try Self.audit(db, moderator: moderator, "dismiss_report", "report", id, reason, time)
+            try self.recordEvent(
+                DomainEvent.decision(report: id, .dismissed, by: moderator, reporter: report.reporterID), at: time,
+                in: db)
             return Self.report(try Row.fetchOne(db, sql: select, arguments: [id])!)
+        }
+    }
+
+    /// The column that names what a review or comment belongs to (its place, its review).
+    static func parentColumn(_ kind: String) -> String {
+        switch kind {
+        case "review": "place_id"
+        case "comment": "review_id"
+        default: "NULL"
         }
     }
 

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 
 /// The SQLite engine serves every feature's store; most operations already have the protocols'
 /// shape, the rest are adapted here.

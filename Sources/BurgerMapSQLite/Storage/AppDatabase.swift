@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Foundation
 import GRDB
@@ -10,8 +10,12 @@ import GRDBSQLite
 /// Every read and write the service makes goes through an intent-named operation on this type
 /// (see the `AppDatabase+…` extensions), so SQL stays in the storage layer.
 public final class AppDatabase: Sendable {
-    /// The connection pool (one writer, several readers).
-    public let pool: DatabasePool
+    /// The connection pool (one writer, several readers). The engine's own: everything outside
+    /// it goes through an intent-named operation, or through `benchmarkRead` / `benchmarkWrite`.
+    let pool: DatabasePool
+
+    /// Rings when a write that recorded an event commits (`recordEvent`).
+    public let eventSignal = EventSignal()
 
     /// Where the database file lives.
     public let path: String
@@ -35,6 +39,17 @@ public final class AppDatabase: Sendable {
         // As many as the threads that run requests (Swift's cooperative pool: one per core).
         callingThreadReaders = CallingThreadReaders(
             path: path, configuration: configuration, limit: ProcessInfo.processInfo.activeProcessorCount)
+    }
+
+    /// Raw SQL for `burgermap-bench`, which seeds and counts rows that no operation of the service
+    /// writes in bulk (follows, blocks, a million reviews). The service never calls it.
+    package func benchmarkRead<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.read(body)
+    }
+
+    /// Raw SQL writes for `burgermap-bench`'s seeding, in one transaction. The service never calls it.
+    package func benchmarkWrite<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await pool.write(body)
     }
 
     /// The pool on the file; a file SQLite cannot open because it is read-only gets the same

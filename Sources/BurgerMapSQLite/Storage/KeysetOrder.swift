@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// The direction of a (time, id) list, and the SQL that pages it.

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 extension AppDatabase {
@@ -293,6 +293,20 @@ extension AppDatabase {
                     """)
         }
         migrator.registerMigration("v13-reports") { db in try reports(db) }
+        // AUTOINCREMENT: an id is never given twice, even after pruning removed the newest.
+        migrator.registerMigration("v14-events") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE events (
+                        id INTEGER PRIMARY KEY AUTOINCREMENT,
+                        time INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        actor INTEGER,
+                        subject INTEGER NOT NULL,
+                        payload TEXT NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 

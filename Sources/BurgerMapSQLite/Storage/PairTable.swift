@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 
 /// A table of (actor, target, created_at) pairs under a composite primary key: likes,
@@ -10,8 +10,11 @@ struct PairTable {
     var target: String
 
     /// Adds (`active`) or removes the pair; adding one that is there keeps its first time.
+    /// Returns whether the pair changed (an add of a pair that was there, or a removal of one
+    /// that was not, changes nothing: no event).
+    @discardableResult
     func set(_ active: Bool, actor actorID: Int64, target targetID: Int64, at time: Timestamp, in db: Database)
-        throws
+        throws -> Bool
     {
         if active {
             try db.execute(
@@ -21,5 +24,7 @@ struct PairTable {
             try db.execute(
                 sql: "DELETE FROM \(name) WHERE \(actor) = ? AND \(target) = ?", arguments: [actorID, targetID])
         }
+        // The statement's own rows only: the count triggers' changes are not counted.
+        return db.changesCount > 0
     }
 }

@@ -1,4 +1,4 @@
-import BurgerMap
+import BurgerMapCore
 import GRDB
 import GRDBSQLite
 

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Deleting an account")
 struct AccountDeletionTests {

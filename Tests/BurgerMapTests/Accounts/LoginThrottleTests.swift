@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapSQLite
 
 /// Login throttling behind a reverse proxy: a stranger's failures block the stranger only.

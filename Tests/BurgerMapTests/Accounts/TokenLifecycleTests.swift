@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import Crypto
 import Foundation
 import GRDB

@@ -6,6 +6,7 @@ import Logging
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The access log: one line per request at its end, with nothing private in it.
 @Suite("Access log")

@@ -4,6 +4,7 @@ import Prometheus
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Request metrics")
 struct RequestMetricsTests {

@@ -3,6 +3,7 @@ import NIOCore
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// Which address a request's client gets: the socket peer, or what trusted proxies forwarded.
 @Suite("Client address through trusted proxies")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("CSV reader")
 struct CSVReaderTests {

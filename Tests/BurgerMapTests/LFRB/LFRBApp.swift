@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -44,7 +45,7 @@ struct LFRBPost: Decodable {
 
     /// Whether the map tab draws this restaurant post as a pin (the app's own filter).
     var isPin: Bool {
-        Double(content1) != nil && content2.flatMap(Double.init) != nil && content3 != nil && content4 != nil
+        Double(content1) != nil && content2.flatMap { Double($0) } != nil && content3 != nil && content4 != nil
             && content5 != nil
     }
 }

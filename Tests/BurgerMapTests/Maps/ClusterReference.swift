@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// A brute-force clustered view, written apart from the service's: every place tested against
 /// the box, grouped by its Web Mercator cell at the view's level (the tile formulas as the

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import Foundation
 import HummingbirdTesting
 import Testing

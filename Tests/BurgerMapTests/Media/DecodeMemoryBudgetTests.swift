@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Image decodes share a budget of decoded bytes")
 struct DecodeMemoryBudgetTests {

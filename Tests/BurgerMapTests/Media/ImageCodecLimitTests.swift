@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The C codec's own guards: the progressive scan limit, and buffer sizes checked before any
 /// byte is touched.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The image pipeline on real libjpeg and libpng: every kind of file a phone or a person sends.
 @Suite struct PhotoProcessorTests {

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Foundation
 import Testing

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import CGeoIndex
 import Foundation
 import Hummingbird
@@ -89,7 +90,7 @@ struct PlaceSearchBruteForceTests {
                 var parameters = ["q": q, "limit": limit, "lat": "\(lat)", "lng": "\(lng)"]
                 parameters["radius_m"] = radius
                 let near = try await client.searchAll(parameters)
-                let expected = bruteForceSearch(places, q: q, lat: lat, lng: lng, radius: radius.flatMap(Double.init))
+                let expected = bruteForceSearch(places, q: q, lat: lat, lng: lng, radius: radius.flatMap { Double($0) })
                 #expect(near.hits == expected, "q=\(q) near \(lat),\(lng) r=\(radius ?? "-")")
             }
             return found

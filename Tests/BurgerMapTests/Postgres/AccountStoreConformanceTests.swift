@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The same account checks on every engine: unique emails and nicknames whatever their case,
 /// credentials, profiles and their counts, avatars.

@@ -3,6 +3,7 @@ import Logging
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 @testable import BurgerMapSQLite
 

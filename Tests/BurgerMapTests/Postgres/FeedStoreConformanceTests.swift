@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 
 /// The feed on every engine equals a brute-force computation, through the time window and the

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 
 /// The bounds that let the PostgreSQL engine's nearby search stop a planar walk of the geometry

@@ -3,6 +3,7 @@ import PostgresNIO
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 
 /// The PostgreSQL engine's reads of cell rows and places as one row of arrays: the binary

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// `burgermap sources` and `remove-source` read and write through `PlaceStore` on either engine.
 @Suite("Place stores answer alike: import sources")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The same checks on every engine: nearby searches equal brute force (set, order, pages,
 /// filters, poles, antimeridian), viewports likewise.

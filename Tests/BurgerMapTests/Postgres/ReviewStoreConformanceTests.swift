@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 
 /// Creating, replaying, changing and listing reviews: the same outcomes on every engine.

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 @testable import BurgerMapSQLite
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapPostgres
 
 /// Likes, bookmarks, comments and follows: the same outcomes on every engine.
@@ -124,7 +125,7 @@ struct SocialStoreConformanceTests {
                 place: try await harness.makePlace("P"), author: author, at: moment(0))
             let social = harness.social
             #expect(try await social.addComment(review: 9_999, author: commenter, text: "?", at: moment(1)) == nil)
-            var added: [BurgerMap.Comment] = []
+            var added: [BurgerMapCore.Comment] = []
             for index in 0..<7 {
                 let writer = index.isMultiple(of: 2) ? commenter : author
                 added.append(

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// Inputs the multipart fuzz target found, sent through the real router.
 @Suite("multipart fuzz findings")

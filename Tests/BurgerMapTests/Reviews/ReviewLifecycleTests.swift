@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapSQLite
 
 @Suite("Review life cycle, lists, idempotency and avatars")

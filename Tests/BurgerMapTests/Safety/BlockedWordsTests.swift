@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("The objectionable-text filter")
 struct BlockedWordsTests {

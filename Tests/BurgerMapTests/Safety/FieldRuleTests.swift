@@ -3,6 +3,7 @@ import GRDB
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 @testable import BurgerMapSQLite
 
 @Suite("One rule per field: API, importer and schema")

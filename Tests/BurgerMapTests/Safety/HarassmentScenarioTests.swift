@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Two users who harass each other, among others")
 struct HarassmentScenarioTests {

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Reports, hidden content and the moderators' queue")
 struct ReportTests {

@@ -2,6 +2,7 @@ import Synchronization
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("What /health answers")
 struct HealthAnswerTests {

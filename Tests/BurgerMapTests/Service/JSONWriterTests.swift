@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The hand-written JSON output that every list uses, checked against Foundation's parser.
 @Suite("JSON writer")

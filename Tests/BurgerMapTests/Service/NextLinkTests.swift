@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The `Link: <…>; rel="next"` header that every list answers, built from the request's own query.
 @Suite("Next-page links")

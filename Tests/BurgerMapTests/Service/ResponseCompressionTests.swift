@@ -6,6 +6,7 @@ import NIOCore
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 @Suite("Response compression")
 struct ResponseCompressionTests {

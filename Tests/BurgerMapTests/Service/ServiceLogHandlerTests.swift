@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// The service's log lines: swift-log's stream layout, written to a real file.
 @Suite("Log lines")

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 
 extension PlaceStore {
     /// Every page of a nearby search, following the store's own keyset.

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import Foundation
 
 /// A clock that moves only when the test moves it. Requests run under it through

@@ -1,4 +1,5 @@
 import BurgerMap
+import BurgerMapCore
 import BurgerMapPostgres
 import Foundation
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import BurgerMap
+@testable import BurgerMapCore
 
 /// Real image files for tests, made with the service's own libjpeg writer (and a minimal PNG
 /// writer below), in every awkward variety the upload path must handle.

@@ -1,0 +1,18 @@
+import BurgerMapCore
+
+extension Photo: JSONWritable {
+    func write(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writer.key("id")
+            writer.value(id)
+            writer.key("url")
+            writer.value(url)
+            writer.key("thumbnail_url")
+            writer.value(thumbnailUrl)
+            writer.key("width")
+            writer.value(width)
+            writer.key("height")
+            writer.value(height)
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+
+/// What happened: one kind per write that someone else may care about (the author of a liked
+/// review, a cached map tile, another instance). The raw value is the stable name stored in the
+/// `events` table and shown to clients; a name never changes meaning.
+public enum EventKind: String, Sendable, CaseIterable, Codable {
+    case reviewCreated = "review.created"
+    case reviewEdited = "review.edited"
+    case reviewDeleted = "review.deleted"
+    case reviewHidden = "review.hidden"
+    case reviewUnhidden = "review.unhidden"
+    case reviewLiked = "review.liked"
+    case reviewUnliked = "review.unliked"
+    case reviewBookmarked = "review.bookmarked"
+    case reviewUnbookmarked = "review.unbookmarked"
+    case commentCreated = "comment.created"
+    case commentEdited = "comment.edited"
+    case commentDeleted = "comment.deleted"
+    case commentHidden = "comment.hidden"
+    case commentUnhidden = "comment.unhidden"
+    case userFollowed = "user.followed"
+    case userUnfollowed = "user.unfollowed"
+    case userBlocked = "user.blocked"
+    case userUnblocked = "user.unblocked"
+    case profileChanged = "user.profile_changed"
+    case avatarChanged = "user.avatar_changed"
+    case accountSuspended = "user.suspended"
+    case accountReinstated = "user.reinstated"
+    case accountDeleted = "user.deleted"
+    case placeCreated = "place.created"
+    case placeEdited = "place.edited"
+    case placeRemoved = "place.removed"
+    /// One import batch: many places created or changed at once (`burgermap import`).
+    case placesImported = "places.imported"
+    /// An import source's places removed at once (`burgermap remove-source`).
+    case placesRemoved = "places.removed"
+    /// A moderator's decision on a report (hide, restore or dismiss).
+    case reportDecided = "report.decided"
+}
+
+/// One write's event, as recorded in the same transaction as the write. `subject` is the id of
+/// the thing it happened to (a review, comment, user or place, as `kind` says); `details` name
+/// the others involved, so that a subscriber need not read the write's rows (which may be gone).
+///
+/// Never in an event: a password or its hash, a token, an email, or where a person is. Places'
+/// coordinates are public facts, not a person's whereabouts; an import's `bounds` are those.
+public struct DomainEvent: Sendable, Equatable {
+    public var kind: EventKind
+    /// Who made the write; `nil` for the operator's commands (imports, source removal).
+    public var actor: Int64?
+    public var subject: Int64
+    public var details: EventDetails
+
+    public init(_ kind: EventKind, actor: Int64?, subject: Int64, details: EventDetails = EventDetails()) {
+        self.kind = kind
+        self.actor = actor
+        self.subject = subject
+        self.details = details
+    }
+}
+
+/// The small typed payload of an event: only the members a kind needs are set.
+public struct EventDetails: Sendable, Equatable, Codable {
+    /// The place of a review or a place event.
+    public var place: Int64?
+    /// The review a like, bookmark or comment is on.
+    public var review: Int64?
+    /// The other person: the author of the review or comment acted on, the user followed or
+    /// blocked, the owner of hidden content.
+    public var user: Int64?
+    /// The report a moderator decided.
+    public var report: Int64?
+    /// What the moderator decided (`hidden`, `restored`, `dismissed`: the report's resolution).
+    public var decision: String?
+    /// An import source's name.
+    public var source: String?
+    /// How many places an import batch created or changed, or a removal removed.
+    public var count: Int?
+    /// The box the places of a batch lie in: `[west, south, east, north]` in degrees.
+    public var bounds: [Double]?
+    /// The places of a batch, when at most `EventDetails.maximumPlaceIDs` (else only `bounds`).
+    public var places: [Int64]?
+
+    /// The most place ids an import event lists; a larger batch names its bounds only.
+    public static let maximumPlaceIDs = 1_000
+
+    public init(
+        place: Int64? = nil, review: Int64? = nil, user: Int64? = nil, report: Int64? = nil,
+        decision: String? = nil, source: String? = nil, count: Int? = nil, bounds: [Double]? = nil,
+        places: [Int64]? = nil
+    ) {
+        self.place = place
+        self.review = review
+        self.user = user
+        self.report = report
+        self.decision = decision
+        self.source = source
+        self.count = count
+        self.bounds = bounds
+        self.places = places
+    }
+
+    /// The payload column's text: compact JSON with only the members set.
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// The details a payload column holds (`{}` for text this version cannot read).
+    public init(json: String) {
+        self = (try? JSONDecoder().decode(EventDetails.self, from: Data(json.utf8))) ?? EventDetails()
+    }
+}
+
+/// An event as the `events` table holds it: its id (increasing in commit order, with holes) and
+/// the time of its write.
+public struct RecordedEvent: Sendable, Equatable {
+    public var id: Int64
+    public var time: Timestamp
+    public var event: DomainEvent
+
+    public init(id: Int64, time: Timestamp, event: DomainEvent) {
+        self.id = id
+        self.time = time
+        self.event = event
+    }
+
+    /// A row of the `events` table; `nil` for a kind this version does not know (written by a
+    /// newer instance during an upgrade): such an event is skipped, not misread.
+    public init?(id: Int64, time: Int64, kind: String, actor: Int64?, subject: Int64, payload: String) {
+        guard let kind = EventKind(rawValue: kind) else { return nil }
+        self.init(
+            id: id, time: Timestamp(milliseconds: time),
+            event: DomainEvent(kind, actor: actor, subject: subject, details: EventDetails(json: payload)))
+    }
+}
+
+/// The places of an import batch, as an event names them: their ids while few, and always the
+/// box they lie in.
+public struct PlaceBatchFacts: Sendable {
+    public private(set) var count = 0
+    public private(set) var ids: [Int64] = []
+    fileprivate var west = Double.infinity
+    fileprivate var south = Double.infinity
+    fileprivate var east = -Double.infinity
+    fileprivate var north = -Double.infinity
+
+    public init() {}
+
+    /// Counts a place of the batch.
+    public mutating func add(id: Int64, lat: Double, lng: Double) {
+        count += 1
+        if ids.count <= EventDetails.maximumPlaceIDs { ids.append(id) }
+        west = min(west, lng)
+        east = max(east, lng)
+        south = min(south, lat)
+        north = max(north, lat)
+    }
+
+    /// The batch's event; `nil` when it changed nothing.
+    public func event(_ kind: EventKind, source: String) -> DomainEvent? {
+        guard count > 0 else { return nil }
+        return DomainEvent(
+            kind, actor: nil, subject: 0,
+            details: EventDetails(
+                source: source, count: count, bounds: bounds,
+                places: ids.count <= EventDetails.maximumPlaceIDs ? ids : nil))
+    }
+}
+
+extension DomainEvent {
+    /// A place's event, with the box of its positions (before and after an edit): what a map
+    /// cache must forget.
+    public static func place(_ kind: EventKind, id: Int64, by actor: Int64?, at positions: [(lat: Double, lng: Double)])
+        -> DomainEvent
+    {
+        var facts = PlaceBatchFacts()
+        for position in positions { facts.add(id: id, lat: position.lat, lng: position.lng) }
+        return DomainEvent(kind, actor: actor, subject: id, details: EventDetails(bounds: facts.bounds))
+    }
+}
+
+extension PlaceBatchFacts {
+    /// `[west, south, east, north]`, or `nil` for no place.
+    public var bounds: [Double]? {
+        count > 0 ? [west, south, east, north] : nil
+    }
+}
+
+extension DomainEvent {
+    /// The event of hiding or restoring a review or comment (`target`'s kind); `actor` is `nil`
+    /// when reports alone hid it; `parent` is the review's place or the comment's review.
+    public static func visibility(
+        of target: ReportTarget, hidden: Bool, actor: Int64?, owner: Int64, parent: Int64?
+    ) -> DomainEvent {
+        target.kind == "review"
+            ? DomainEvent(
+                hidden ? .reviewHidden : .reviewUnhidden, actor: actor, subject: target.id,
+                details: EventDetails(place: parent, user: owner))
+            : DomainEvent(
+                hidden ? .commentHidden : .commentUnhidden, actor: actor, subject: target.id,
+                details: EventDetails(review: parent, user: owner))
+    }
+
+    /// A moderator's decision on one report (`user`: the reporter).
+    public static func decision(
+        report: Int64, _ resolution: ReportResolution, by moderator: Int64, reporter: Int64
+    ) -> DomainEvent {
+        DomainEvent(
+            .reportDecided, actor: moderator, subject: report,
+            details: EventDetails(user: reporter, decision: resolution.rawValue))
+    }
+}

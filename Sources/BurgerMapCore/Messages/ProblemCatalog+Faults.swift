@@ -1,0 +1,36 @@
+extension ProblemCatalog {
+    /// The messages of faults of the machine (a full disk, a read-only file), of the bound on
+    /// expensive reads, and of invisible format characters.
+    package static let faultMessages: [MessageKey: [Language: String]] = [
+        .storageFull: [
+            .english: "The disk that holds the database is full; nothing was saved. Retry later.",
+            .korean: "데이터베이스가 있는 디스크가 가득 찼습니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "データベースのあるディスクがいっぱいです。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .storageReadOnly: [
+            .english: "The database is read-only; nothing was saved. Retry later.",
+            .korean: "데이터베이스가 읽기 전용입니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "データベースが読み取り専用です。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .photoStorageFull: [
+            .english: "The disk that holds the photos is full; nothing was saved. Retry later.",
+            .korean: "사진이 있는 디스크가 가득 찼습니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "写真のあるディスクがいっぱいです。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .photoStorageReadOnly: [
+            .english: "The photo folder is read-only; nothing was saved. Retry later.",
+            .korean: "사진 폴더가 읽기 전용입니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "写真フォルダーが読み取り専用です。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .expensiveReadsBusy: [
+            .english: "Other searches over large areas are running; retry in a moment, or narrow the area.",
+            .korean: "넓은 지역을 찾는 다른 검색이 진행 중입니다. 잠시 후 다시 시도하거나 지역을 좁히세요.",
+            .japanese: "広い範囲の検索がほかに実行中です。少し待って再試行するか、範囲を狭めてください。",
+        ],
+        .fieldFormatCharacters: [
+            .english: "{field} must not contain invisible format characters (such as a right-to-left override)",
+            .korean: "{field}에 보이지 않는 서식 문자(오른쪽에서 왼쪽 재정의 등)를 넣을 수 없습니다",
+            .japanese: "{field} に不可視の書式文字（右から左への上書きなど）は使えません",
+        ],
+    ]
+}

@@ -1,0 +1,259 @@
+import BurgerMapCore
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The `events` table on PostgreSQL, its readers' wake-ups across instances, and the write
+/// transactions that record events.
+///
+/// PostgreSQL takes an event's id from a sequence before its transaction commits, so ids commit
+/// out of order: a reader could see id 11 while 10 is still in flight, resume after 11, and never
+/// see 10. Readers therefore stop at a hole until the transactions that may hold it have ended
+/// (`EventHoles`); only then is the hole known to be a rollback's, and passed.
+///
+/// Which transactions may hold a hole: every transaction that records an event first takes a
+/// shared advisory lock of the schema (`writerLock`, in the statement that takes the id, before
+/// the id), and keeps it to its end. Shared locks never wait for one another, so writers still
+/// wait for nothing; a reader reads the lock's holders in the statement that reads the rows, and
+/// waits for those alone. (Waiting for every transaction running on the cluster instead stalled
+/// delivery for as long as any long write ran, an import of a million rows for minutes.)
+///
+/// Other instances learn of new events by `NOTIFY`, sent after commit by a task of this process
+/// (bursts of writes share one); the table stays the source of truth and `EventLog` also polls.
+public struct PostgresEventStore: EventStore {
+    let client: PostgresClient
+    let connectionConfiguration: PostgresConnection.Configuration
+    let logger: Logger
+    /// The channel of this database and schema (instances on other schemas are not woken).
+    let channel: String
+    public let eventSignal: EventSignal
+    /// Rings after this process's write transactions: the notifier sends `NOTIFY` on it.
+    let localWrites: EventSignal
+    let holes: EventHoles
+
+    init(
+        client: PostgresClient, connectionConfiguration: PostgresConnection.Configuration, schema: String?,
+        logger: Logger
+    ) {
+        self.client = client
+        self.connectionConfiguration = connectionConfiguration
+        self.logger = logger
+        channel = "burgermap_events_" + (schema ?? "public")
+        eventSignal = EventSignal()
+        localWrites = EventSignal()
+        holes = EventHoles()
+    }
+
+    /// `client.transaction` for a write that may record events: when it commits, readers in this
+    /// process are woken and other instances notified.
+    func transaction<Result>(
+        logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: (PostgresConnection) async throws -> sending Result
+    ) async throws -> sending Result {
+        let result = try await client.transaction(logger: logger, isolation: isolation, body)
+        eventSignal.ring()
+        localWrites.ring()
+        return result
+    }
+
+    /// The shared advisory lock an event's writer holds from before its id to its end: one key
+    /// per schema (the first of the search path), in the form `pg_locks` shows it (`classid` 0,
+    /// `objid` the key, `objsubid` 1).
+    static let writerLockKey = "(hashtext(current_schema()) & 2147483647)"
+    /// The subquery that runs before an event's id is taken (`OFFSET 0` keeps it a subquery;
+    /// its volatile calls are never left out): the transaction's id, then the writers' lock.
+    static let writerLock =
+        "(SELECT pg_current_xact_id(), pg_advisory_xact_lock_shared(\(writerLockKey)::bigint) OFFSET 0) AS writer"
+
+    /// Records `event` in the transaction that `connection` runs, after `writerLock`.
+    static func record(
+        _ event: DomainEvent, at time: Timestamp, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            INSERT INTO events (id, time, kind, actor, subject, payload)
+            SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
+                \(event.subject), \(event.details.json)
+            FROM \(unescaped: writerLock)
+            """, logger: logger)
+    }
+
+    public func events(after id: Int64, limit: Int) async throws -> [RecordedEvent] {
+        // A hole first met in a read can be judged only by a later one (its holders are read
+        // after the read's snapshot): read once more at once rather than at the next wake-up.
+        var answer: [RecordedEvent] = []
+        for _ in 0..<2 {
+            let (found, newHole) = try await read(after: id, limit: limit)
+            answer = found
+            if !newHole { break }
+        }
+        return answer
+    }
+
+    /// One read: the rows after `id`, the snapshot they were read in, and the transactions that
+    /// held the writers' lock then; answers the rows up to the first hole that may still fill,
+    /// and whether that hole was met for the first time.
+    private func read(after id: Int64, limit: Int) async throws -> (events: [RecordedEvent], newHole: Bool) {
+        let rows = try await client.query(
+            """
+            SELECT s.snapshot, h.holders, e.id, e.time, e.kind, e.actor, e.subject, e.payload
+            FROM (SELECT pg_current_snapshot()::text AS snapshot) AS s
+            CROSS JOIN (
+                SELECT coalesce(string_agg(a.backend_xid::text, ','), '') AS holders
+                FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid
+                WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = \(unescaped: Self.writerLockKey)::oid
+                    AND l.objsubid = 1 AND l.granted AND a.backend_xid IS NOT NULL
+            ) AS h
+            LEFT JOIN LATERAL (
+                SELECT id, time, kind, actor, subject, payload FROM events WHERE id > \(id) ORDER BY id LIMIT \(limit)
+            ) AS e ON true
+            ORDER BY e.id
+            """, logger: logger)
+        var snapshotText = ""
+        var holdersText = ""
+        var found: [(id: Int64, event: RecordedEvent?)] = []
+        for try await (snapshot, holders, eventID, time, kind, actor, subject, payload) in rows.decode(
+            (String, String, Int64?, Int64?, String?, Int64?, Int64?, String?).self)
+        {
+            snapshotText = snapshot
+            holdersText = holders
+            guard let eventID, let time, let kind, let subject, let payload else { continue }
+            found.append(
+                (
+                    eventID,
+                    RecordedEvent(id: eventID, time: time, kind: kind, actor: actor, subject: subject, payload: payload)
+                ))
+        }
+        guard let snapshot = TransactionSnapshot(snapshotText) else { return ([], false) }
+        let holders = Set(holdersText.split(separator: ",").compactMap { UInt32($0) })
+        let generation = holes.nextRead()
+        var answer: [RecordedEvent] = []
+        var expected = id + 1
+        for (eventID, event) in found {
+            if eventID != expected {
+                switch holes.judge(expected..<eventID, read: generation, snapshot: snapshot, holders: holders) {
+                case .passable: break
+                case .waiting: return (answer, false)
+                case .new: return (answer, true)
+                }
+            }
+            if let event { answer.append(event) }
+            expected = eventID + 1
+        }
+        return (answer, false)
+    }
+
+    public func lastEventID() async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM events", logger: logger)
+        for try await value in rows.decode(Int64.self) { return value }
+        return 0
+    }
+
+    public func pruneEvents(writtenBefore cutoff: Timestamp, limit: Int) async throws -> Int {
+        let rows = try await client.query(
+            """
+            WITH gone AS (
+                DELETE FROM events
+                WHERE id IN (SELECT id FROM events ORDER BY id LIMIT \(limit)) AND time < \(cutoff.milliseconds)
+                RETURNING 1
+            )
+            SELECT count(*)::bigint FROM gone
+            """, logger: logger)
+        for try await value in rows.decode(Int64.self) { return Int(value) }
+        return 0
+    }
+
+    /// Listens on the channel with a connection of its own (rings `eventSignal` for every
+    /// notification, and once after each connect, for what was missed meanwhile), and sends
+    /// one `NOTIFY` after each burst of this process's writes. Reconnects by itself after the
+    /// database went away, waiting 0.1 s and doubling up to 5 s.
+    public func listenForEvents() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await listen() }
+            group.addTask { await notifyOthers() }
+        }
+    }
+
+    private func listen() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(
+                    configuration: connectionConfiguration, id: 1, logger: logger)
+                do {
+                    try await connection.listen(on: channel) { notifications in
+                        eventSignal.ring()
+                        delay = .milliseconds(100)
+                        for try await _ in notifications { eventSignal.ring() }
+                    }
+                } catch {}
+                try? await connection.close()
+            } catch {}
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    private func notifyOthers() async {
+        for await _ in localWrites.rings() {
+            _ = try? await client.query("SELECT pg_notify(\(channel), '')", logger: logger)
+        }
+    }
+}
+
+/// A `pg_current_snapshot()`: `xmin:xmax:xip,…`. Transactions in `running` were running.
+struct TransactionSnapshot: Sendable {
+    var running: Set<UInt32>
+
+    /// Only the running transactions matter here, by their 32-bit ids (`pg_stat_activity`'s
+    /// `backend_xid` form): ids of transactions running at one moment never wrap into each other.
+    init?(_ text: String) {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return nil }
+        running = Set(parts[2].split(separator: ",").compactMap { UInt64($0).map { UInt32(truncatingIfNeeded: $0) } })
+    }
+}
+
+/// The holes in the event ids that readers have met, each with the transactions that held the
+/// writers' lock when it was first seen: one of them may still commit an event into it. Shared
+/// by the readers of a process; bounded (a forgotten hole is only judged once more).
+final class EventHoles: Sendable {
+    enum Judgement { case passable, waiting, new }
+    private struct Hole {
+        var end: Int64
+        var holders: Set<UInt32>
+        var seenInRead: UInt64
+        var passable = false
+    }
+    private let state = Mutex<(reads: UInt64, holes: [Int64: Hole])>((0, [:]))
+    static let capacity = 4_096
+
+    /// A number for a read, increasing: a hole's holders, read in one read, are judged against
+    /// the snapshot of a later one.
+    func nextRead() -> UInt64 {
+        state.withLock { state in
+            state.reads += 1
+            return state.reads
+        }
+    }
+
+    /// Whether a reader may move past the missing ids `range` in the read numbered `read`, whose
+    /// snapshot is `snapshot` and whose writers' lock holders are `holders`: yes once none of the
+    /// holders recorded when the hole was first met runs in a later read's snapshot (then a
+    /// holder that committed would show its event there; the hole was a rollback's).
+    func judge(_ range: Range<Int64>, read: UInt64, snapshot: TransactionSnapshot, holders: Set<UInt32>) -> Judgement {
+        state.withLock { state in
+            if let hole = state.holes[range.lowerBound], hole.end == range.upperBound {
+                if hole.passable { return .passable }
+                guard hole.seenInRead < read, hole.holders.isDisjoint(with: snapshot.running) else { return .waiting }
+                state.holes[range.lowerBound]?.passable = true
+                return .passable
+            }
+            if state.holes.count >= Self.capacity, let oldest = state.holes.keys.min() {
+                state.holes.removeValue(forKey: oldest)
+            }
+            state.holes[range.lowerBound] = Hole(end: range.upperBound, holders: holders, seenInRead: read)
+            return .new
+        }
+    }
+}
