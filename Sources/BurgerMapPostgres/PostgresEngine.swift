@@ -63,7 +63,7 @@ public final class PostgresEngine: Service, Sendable {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
-            blocks: blocks, reports: reports, events: events)
+            blocks: blocks, reports: reports, events: events, idempotency: reviews)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

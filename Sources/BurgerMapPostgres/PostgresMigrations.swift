@@ -167,6 +167,10 @@ enum PostgresMigrations {
                 """,
                 "ALTER SEQUENCE events_id_seq OWNED BY events.id",
             ]),
+        // SQLite's v15-idempotency-claims.
+        Migration(
+            name: "v13-idempotency-claims",
+            statements: ["ALTER TABLE idempotent_requests ADD COLUMN review_id BIGINT"]),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

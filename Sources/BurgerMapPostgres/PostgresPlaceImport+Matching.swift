@@ -32,7 +32,7 @@ extension PostgresImportRun {
     /// same file on the same machine.
     mutating func settleNameMatches() async throws -> Int {
         // The radius as an angle, in degrees.
-        let reach = PlaceMatching.radiusM / BM_EARTH_RADIUS_M * (1 + NearestWalk.slack) * 180 / .pi
+        let reach = PlaceMatching.radiusM / Geodesy.earthRadiusM * (1 + NearestWalk.slack) * 180 / .pi
         try await execute(
             """
             CREATE TEMPORARY TABLE places_import_near ON COMMIT DROP AS
@@ -68,7 +68,7 @@ extension PostgresImportRun {
             (Int64, Int64, String, String, Double, Double, Double, Double, Bool?).self)
         {
             if position != lastPosition { (lastPosition, rowName) = (position, PlaceMatching.nameKey(name)) }
-            let distance = bm_haversine_m(rowLat, rowLng, lat, lng)
+            let distance = Geodesy.distanceM(rowLat, rowLng, lat, lng)
             guard PlaceMatching.matches(rowKey: rowName, candidateName: placeName, distanceM: distance) else {
                 continue
             }

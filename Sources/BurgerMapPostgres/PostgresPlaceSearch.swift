@@ -5,10 +5,7 @@ import PostgresNIO
 
 extension PostgresPlaceStore {
     public func searchPlaces(_ query: SearchQuery) async throws -> SearchPage {
-        let point = query.point
-        return try await TieredSearch.page(query, from: PostgresSearchTiers(client: client, logger: logger)) {
-            lat, lng in bm_haversine_m(point!.lat, point!.lng, lat, lng)
-        }
+        try await TieredSearch.page(query, from: PostgresSearchTiers(client: client, logger: logger))
     }
 
     /// `text` with LIKE's escape character and wildcards escaped, so that each matches itself.

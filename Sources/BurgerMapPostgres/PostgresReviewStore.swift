@@ -9,7 +9,7 @@ import PostgresNIO
 /// Writes run at READ COMMITTED, so each one first locks the rows its later statements depend
 /// on: the place whose counts it recounts (a recount that waited for another writer then starts
 /// with a snapshot that holds that writer's review), and the review it changes.
-public struct PostgresReviewStore: ReviewStore {
+public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
     let client: PostgresClient
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
@@ -30,12 +30,13 @@ public struct PostgresReviewStore: ReviewStore {
                 logger: logger))
     }
 
-    /// The first answer to an earlier request with this key, while it is replayed.
-    public func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp) async throws -> StoredAnswer? {
+    /// The answer kept for an earlier request with this key (see `IdempotencyStore`).
+    public func keptAnswer(_ key: IdempotencyKey, at time: Timestamp) async throws -> StoredAnswer? {
         let rows = try await client.query(
             """
             SELECT status, body FROM idempotent_requests
-            WHERE user_id = \(key.userID) AND key = \(key.key) AND created_at > \(time.milliseconds - IdempotencyKey.lifetime)
+            WHERE user_id = \(key.userID) AND key = \(key.key) AND status <> 0
+                AND created_at > \(time.milliseconds - IdempotencyKey.lifetime)
             """, logger: logger)
         for try await (status, body) in rows.decode((Int, Data).self) {
             return StoredAnswer(status: status, body: [UInt8](body))
@@ -43,29 +44,23 @@ public struct PostgresReviewStore: ReviewStore {
         return nil
     }
 
-    /// Stores a review with its photos in one transaction (see `ReviewStore.createReview`).
-    public func createReview(
-        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
-        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
-    ) async throws -> ReviewCreation {
-        do {
-            return try await storeReview(
-                draft, photos: photos, idempotency: idempotency, at: time, beforeCommit: beforeCommit, answer: answer)
-        } catch is PendingPhotosUnavailable {
-            return .photosUnavailable
-        }
+    /// Keeps the answer of the request that claimed `key` (see `IdempotencyStore`).
+    public func keepAnswer(_ answer: StoredAnswer, for key: IdempotencyKey) async throws {
+        try await client.query(
+            """
+            UPDATE idempotent_requests SET status = \(answer.status), body = \(Data(answer.body))
+            WHERE user_id = \(key.userID) AND key = \(key.key) AND status = 0
+            """, logger: logger)
     }
 
-    /// Thrown inside `storeReview`'s transaction to roll it back when a pending photo cannot be attached.
-    private struct PendingPhotosUnavailable: Error {}
-
-    private func storeReview(
+    /// Stores a review with its photos in one transaction (see `ReviewStore.storeReview`).
+    public func storeReview(
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
-        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
+        beforeCommit: @Sendable ([Int64]) throws -> Void
     ) async throws -> ReviewCreation {
         try await events.transaction(logger: logger) { connection in
-            if let idempotency, let stored = try await claim(idempotency, at: time, on: connection) {
-                return .replayed(stored)
+            if let idempotency, let earlier = try await claim(idempotency, at: time, on: connection) {
+                return .replayed(reviewID: earlier)
             }
             let place = try await connection.query(
                 "SELECT 1 FROM places WHERE id = \(draft.placeID) FOR NO KEY UPDATE", logger: logger)
@@ -108,27 +103,29 @@ public struct PostgresReviewStore: ReviewStore {
                 let review = try await PostgresReviewReads.review(
                     id: reviewID, viewer: draft.authorID, on: connection, logger: logger)
             else { throw StorageError.rowVanished("reviews") }
-            let body = answer(review)
             if let idempotency {
+                // The claim names its review; the answer is kept after the commit (`keepAnswer`).
                 try await connection.query(
                     """
-                    UPDATE idempotent_requests SET status = 201, body = \(Data(body)), created_at = \(time.milliseconds)
+                    UPDATE idempotent_requests
+                    SET status = 0, body = '', review_id = \(reviewID), created_at = \(time.milliseconds)
                     WHERE user_id = \(idempotency.userID) AND key = \(idempotency.key)
                     """, logger: logger)
             }
-            return .created(review, body: body)
+            return .created(review)
         }
     }
 
-    /// Makes this transaction the one that answers `key`, or finds the answer to replay.
+    /// Makes this transaction the one that claims `key` (`nil`), or finds the earlier claim:
+    /// `.some(review id)`, `.some(nil)` for a claim that kept only its answer.
     ///
-    /// A fresh key is claimed by inserting its row (with a placeholder answer that only this
-    /// transaction sees, overwritten before the commit). A second request with the same key
-    /// meanwhile, from any instance, waits in `ON CONFLICT` on that row until this transaction
-    /// ends, then finds and replays the first answer; if it rolled back, the second claims the
-    /// key. An expired row is locked instead and overwritten at the end.
+    /// A fresh key is claimed by inserting its row (which only this transaction sees, naming its
+    /// review before the commit). A second request with the same key meanwhile, from any
+    /// instance, waits in `ON CONFLICT` on that row until this transaction ends, then finds the
+    /// claim and replays; if it rolled back, the second claims the key. An expired row is locked
+    /// instead and overwritten at the end.
     private func claim(_ key: IdempotencyKey, at time: Timestamp, on connection: PostgresConnection) async throws
-        -> StoredAnswer?
+        -> Int64??
     {
         // Twice at most: a row that vanishes between the two statements is claimed on the next turn.
         for _ in 0..<2 {
@@ -142,12 +139,12 @@ public struct PostgresReviewStore: ReviewStore {
             if try await PostgresReviewReads.exists(claimed) { return nil }
             let rows = try await connection.query(
                 """
-                SELECT status, body, created_at FROM idempotent_requests
+                SELECT review_id, created_at FROM idempotent_requests
                 WHERE user_id = \(key.userID) AND key = \(key.key) FOR UPDATE
                 """, logger: logger)
-            for try await (status, body, createdAt) in rows.decode((Int, Data, Int64).self) {
+            for try await (reviewID, createdAt) in rows.decode((Int64?, Int64).self) {
                 guard createdAt > time.milliseconds - IdempotencyKey.lifetime else { return nil }
-                return StoredAnswer(status: status, body: [UInt8](body))
+                return .some(reviewID)
             }
         }
         throw PostgresEngineError.server("the Idempotency-Key row kept vanishing")

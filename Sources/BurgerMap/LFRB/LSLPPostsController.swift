@@ -158,9 +158,9 @@ struct LSLPPostsController {
             placeID: placeID, authorID: context.user.id, rating: rating, title: title, text: text,
             pendingPhotoIDs: photoIDs)
         let outcome = try await reviews.createReview(
-            draft, photos: [], idempotency: nil, at: .now(), beforeCommit: { _ in }, answer: { _ in [] })
+            draft, photos: [], idempotency: nil, at: .now(), beforeCommit: { _ in })
         switch outcome {
-        case .created(let review, _):
+        case .created(let review):
             var writer = JSONWriter(capacity: 1024)
             LSLPViews.review(&writer, review, extras: .init(), product: settings.product(of: .review))
             return writer.response()

@@ -7,6 +7,8 @@ import Hummingbird
 /// and `/v1/users/{id}` (mounted by `buildRouter` with `placeEndpoints` and `userEndpoints`).
 struct ReviewsController {
     let reviews: any ReviewStore
+    /// The answers kept for `Idempotency-Key` replays.
+    let idempotency: any IdempotencyStore
     let places: any PlaceStore
     let accounts: any AccountStore
     let media: MediaServices
@@ -100,19 +102,14 @@ struct ReviewsController {
             let storage = media.storage
             let outcome = try await reviews.createReview(
                 draft, photos: upload.photos.map(\.size), idempotency: idempotency, at: .now(),
-                beforeCommit: { ids in try storage.install(upload.photos, as: ids, noting: upload.installed) },
-                answer: { review in review.jsonBytes })
+                beforeCommit: { ids in try storage.install(upload.photos, as: ids, noting: upload.installed) })
             switch outcome {
-            case .created(let review, let body):
-                var response = jsonResponse(body, status: .created)
-                response.headers[.location] = "/v1/reviews/\(review.id)"
-                return response
-            case .replayed(let answer):
-                var response = jsonResponse(answer.body, status: HTTPResponse.Status(code: answer.status))
-                if answer.status == 201, let id = Self.reviewID(inStoredAnswer: answer.body) {
-                    response.headers[.location] = "/v1/reviews/\(id)"
-                }
-                return response
+            case .created(let review):
+                let body = review.jsonBytes
+                if let idempotency { await keep(StoredAnswer(status: 201, body: body), for: idempotency, context) }
+                return Self.created(body, review: review.id)
+            case .replayed(let reviewID):
+                return try await replay(idempotency, reviewID: reviewID, context)
             case .placeMissing:
                 throw Problem.notFound(.placeNotFound, id: placeID)
             case .photosUnavailable:
@@ -122,8 +119,45 @@ struct ReviewsController {
         }
     }
 
+    /// A `201` with the review's body and its `Location`.
+    static func created(_ body: [UInt8], review id: Int64) -> Response {
+        var response = jsonResponse(body, status: .created)
+        response.headers[.location] = "/v1/reviews/\(id)"
+        return response
+    }
+
+    /// Keeps the answer sent for `key` for its replays. A failure loses only the exact bytes: a
+    /// replay then answers the key's review as it is (`replay`), so the request still succeeds.
+    func keep(_ answer: StoredAnswer, for key: IdempotencyKey, _ context: AuthenticatedContext) async {
+        do {
+            try await idempotency.keepAnswer(answer, for: key)
+        } catch {
+            context.logger.warning("idempotent answer not kept", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// The answer to a request whose `Idempotency-Key` an earlier request of the user claimed:
+    /// the kept answer, byte for byte; while none is kept yet (the earlier request between its
+    /// commit and `keep`, or killed there), its review as it is now, kept from then on.
+    func replay(_ key: IdempotencyKey?, reviewID: Int64?, _ context: AuthenticatedContext) async throws -> Response {
+        guard let key else { throw StorageError.rowVanished("idempotency key") }
+        if let kept = try await idempotency.keptAnswer(key, at: .now()) {
+            var response = jsonResponse(kept.body, status: HTTPResponse.Status(code: kept.status))
+            if kept.status == 201, let id = Self.reviewID(inStoredAnswer: kept.body) {
+                response.headers[.location] = "/v1/reviews/\(id)"
+            }
+            return response
+        }
+        guard let reviewID, let review = try await reviews.review(id: reviewID, viewer: key.userID) else {
+            throw Problem.notFound(.reviewNotFound, id: reviewID ?? 0)
+        }
+        let body = review.jsonBytes
+        await keep(StoredAnswer(status: 201, body: body), for: key, context)
+        return Self.created(body, review: review.id)
+    }
+
     /// The `id` of a stored `201` answer (a Review). The replay table keeps only the status and
-    /// the body, and the body names the review, so no column is added for the `Location`.
+    /// the body, and the body names the review, so no column is read for the `Location`.
     static func reviewID(inStoredAnswer body: [UInt8]) -> Int64? {
         let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         return (object?["id"] as? NSNumber)?.int64Value

@@ -47,6 +47,13 @@ public struct ServiceConfiguration: Sendable {
     public var eventRetention: Duration = .seconds(604_800)
     /// Whether each event is also written to the log, one line each (`--log-events`).
     public var logsEvents = false
+    /// When login failures slow an account or a client down.
+    public var loginThrottle = LoginThrottle.Policy()
+    /// The clock of login throttling and event pruning; tests pass one they move by hand
+    /// (requests read theirs through `ServiceClock`).
+    public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
+    /// The cores that searches of two characters may occupy; `nil` is half of them.
+    public var searchScans: CoreBudget?
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -166,7 +173,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ).endpoints,
         atPath: "/v1/users")
     let reviews = ReviewsController(
-        reviews: stores.reviews, places: stores.places, accounts: stores.accounts, media: dependencies.media,
+        reviews: stores.reviews, idempotency: stores.idempotency, places: stores.places, accounts: stores.accounts,
+        media: dependencies.media,
         cursors: cursors, authentication: authentication, blockedWords: blockedWords, writes: writes)
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
     router.addRoutes(reviews.placeEndpoints, atPath: "/v1/places")
@@ -213,33 +221,29 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     return router
 }
 
-/// Builds the application on an opened storage engine (`stores`): sweeps orphaned photo files and
-/// binds the router to the configured address.
-public func buildApplication(_ configuration: ServiceConfiguration, stores: ServiceStores) async throws
-    -> some ApplicationProtocol
-{
-    var logger = Logger(label: "burgermap")
-    logger.logLevel = configuration.logLevel
+/// Everything the routes share, from the configuration and an opened storage engine: the one
+/// wiring that `buildApplication` and the tests use. `media` is the photo pipeline and folder
+/// to use (by default the configured photo folder).
+public func buildDependencies(
+    _ configuration: ServiceConfiguration, stores: ServiceStores, media: MediaServices? = nil
+) async throws -> ServiceDependencies {
     let secret = try configuration.secret ?? ServiceSecret.loadOrCreate(in: configuration.dataDirectory)
     _ = ServiceMetrics.registry
     let signingKey = try AccessTokens.signingKey(environment: ProcessInfo.processInfo.environment, secret: secret)
     var accounts = AccountServices(
         accessTokens: await AccessTokens(key: signingKey, lifetime: configuration.accessTokenLifetime),
-        refreshLifetime: configuration.refreshTokenLifetime, throttle: LoginThrottle(store: stores.throttle),
+        refreshLifetime: configuration.refreshTokenLifetime,
+        throttle: LoginThrottle(
+            store: stores.throttle, policy: configuration.loginThrottle, clock: configuration.clock),
         refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     accounts.blockedWords = configuration.blockedWords
-    let media = MediaServices(
-        storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
-            ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
-    // Photos uploaded for a review that never came are deleted after a day (uploads delete
-    // them too); then files that no row owns.
-    let expired = try await stores.photos.removePendingPhotos(
-        uploadedBefore: Timestamp(milliseconds: Timestamp.now().milliseconds - PendingPhotos.lifetime))
-    media.storage.remove(photoIDs: expired)
-    let swept = try await media.storage.sweepOrphans(stores.photos)
-    if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
-    let events = EventLog(store: stores.events, retention: configuration.eventRetention)
+    let media =
+        try media
+        ?? MediaServices(
+            storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
+                ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
+    let events = EventLog(store: stores.events, retention: configuration.eventRetention, now: configuration.clock)
     var dependencies = ServiceDependencies(
         stores: stores, secret: secret, accounts: accounts, media: media, events: events)
     dependencies.trustedProxies = configuration.trustedProxies
@@ -248,6 +252,27 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     dependencies.lslp = configuration.lslp
     dependencies.writeLimits = configuration.writeLimits
     dependencies.reportRules = configuration.reportRules
+    if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
+    return dependencies
+}
+
+/// Builds the application on an opened storage engine (`stores`): sweeps orphaned photo files and
+/// binds the router to the configured address.
+public func buildApplication(_ configuration: ServiceConfiguration, stores: ServiceStores) async throws
+    -> some ApplicationProtocol
+{
+    var logger = Logger(label: "burgermap")
+    logger.logLevel = configuration.logLevel
+    let dependencies = try await buildDependencies(configuration, stores: stores)
+    let media = dependencies.media
+    let events = dependencies.events
+    // Photos uploaded for a review that never came are deleted after a day (uploads delete
+    // them too); then files that no row owns.
+    let expired = try await stores.photos.removePendingPhotos(
+        uploadedBefore: Timestamp(milliseconds: Timestamp.now().milliseconds - PendingPhotos.lifetime))
+    media.storage.remove(photoIDs: expired)
+    let swept = try await media.storage.sweepOrphans(stores.photos)
+    if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),

@@ -96,20 +96,19 @@ public struct SearchPage: Sendable {
 /// The order within a rank that both engines share, so that they answer the same pages to the
 /// bit: each engine finds a rank's places (`TieredSearch`), this orders them.
 public enum SearchRanking {
-    /// The keys (and distances) of `candidates` strictly after the query's key and within its
-    /// radius, in order. `distance` is the engine's contract great-circle distance
-    /// (`bm_haversine_m`) from the query point; it is called only when the query has one.
-    public static func ranked(
-        _ candidates: [SearchCandidate], _ query: SearchQuery, distance: (Double, Double) -> Double
-    ) -> [(key: SearchKey, distanceM: Double?)] {
+    /// The keys (and distances on the contract's sphere, `Geodesy`) of `candidates` strictly
+    /// after the query's key and within its radius, in order.
+    public static func ranked(_ candidates: [SearchCandidate], _ query: SearchQuery) -> [(
+        key: SearchKey, distanceM: Double?
+    )] {
         var ranked: [(key: SearchKey, distanceM: Double?)] = []
         ranked.reserveCapacity(candidates.count)
-        let hasPoint = query.point != nil
+        let point = query.point
         for candidate in candidates {
             let key: SearchKey
             var distanceM: Double?
-            if hasPoint {
-                let metres = distance(candidate.lat, candidate.lng)
+            if let point {
+                let metres = Geodesy.distanceM(point.lat, point.lng, candidate.lat, candidate.lng)
                 if let radius = query.radiusM, !(metres <= radius) { continue }
                 distanceM = metres
                 key = SearchKey(rank: candidate.rank, order: metres, id: candidate.id)

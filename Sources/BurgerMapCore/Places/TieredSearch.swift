@@ -68,8 +68,7 @@ public enum TieredSearch {
 
     /// One page of `query`; `matchCap` is for tests that make every rank walk.
     public static func page(
-        _ query: SearchQuery, from source: some SearchTierSource, matchCap: Int = matchCap,
-        distance: (Double, Double) -> Double
+        _ query: SearchQuery, from source: some SearchTierSource, matchCap: Int = matchCap
     ) async throws -> SearchPage {
         let wanted = query.limit + 1
         var found: [(key: SearchKey, distanceM: Double?, place: Place?)] = []
@@ -96,7 +95,7 @@ public enum TieredSearch {
                 }
             }
             if let matches = try await source.searchMatches(tiers, text: query.text, cap: cap) {
-                let ranked = SearchRanking.ranked(matches, query, distance: distance)
+                let ranked = SearchRanking.ranked(matches, query)
                 found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }
                 continue
             }

@@ -1,6 +1,7 @@
 /// Where reviews and their photo rows live, with the place counts and the `Idempotency-Key`
-/// answers that change with them. Files are never the store's business: a write that gives
-/// photo files their final names does it in the caller's `beforeCommit` step.
+/// claims that change with them (which review a key made; the answer sent for it is kept by the
+/// `IdempotencyStore`). Files are never the store's business: a write that gives photo files
+/// their final names does it in the caller's `beforeCommit` step.
 public protocol ReviewStore: Sendable {
     /// One review as `viewer` sees it, or `nil`.
     func review(id: Int64, viewer: Int64?) async throws -> Review?
@@ -10,15 +11,15 @@ public protocol ReviewStore: Sendable {
     /// Whether a review exists and `viewer` may see it (a hidden review only its author sees): the
     /// comments of a missing or hidden review are `404`, not empty.
     func reviewVisible(id: Int64, viewer: Int64?) async throws -> Bool
-    /// The first answer to an earlier request with this key, while it is replayed.
-    func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp) async throws -> StoredAnswer?
     /// Stores a review with its photos in one transaction: the review row, one row per photo,
-    /// the place's counts and cover, and (with a key) the answer `answer` renders for replays.
-    /// `beforeCommit` runs with the new photo ids, in order, before the commit; if it or
-    /// anything else throws, no row is left.
-    func createReview(
+    /// the place's counts and cover, its event, and (with a key) the key's claim naming the new
+    /// review. A key this user used within `IdempotencyKey.lifetime` stores nothing and answers
+    /// `replayed`. `beforeCommit` runs with the new photo ids, in order, before the commit; if it
+    /// or anything else throws, no row is left; a pending photo that cannot be attached throws
+    /// `PendingPhotosUnavailable` (which `createReview` answers as `photosUnavailable`).
+    func storeReview(
         _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
-        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
+        beforeCommit: @Sendable ([Int64]) throws -> Void
     ) async throws -> ReviewCreation
     /// Changes the rating, title and/or text of the caller's own review (`nil` leaves a field;
     /// an empty title clears it).
@@ -31,6 +32,19 @@ public protocol ReviewStore: Sendable {
 }
 
 extension ReviewStore {
+    /// `storeReview`, with a pending photo that cannot be attached answered `photosUnavailable`.
+    public func createReview(
+        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
+        beforeCommit: @Sendable ([Int64]) throws -> Void
+    ) async throws -> ReviewCreation {
+        do {
+            return try await storeReview(
+                draft, photos: photos, idempotency: idempotency, at: time, beforeCommit: beforeCommit)
+        } catch is PendingPhotosUnavailable {
+            return .photosUnavailable
+        }
+    }
+
     /// Changes the rating and/or text of the caller's own review, leaving its title.
     public func updateReview(id: Int64, by userID: Int64, rating: Int?, text: String?, at time: Timestamp)
         async throws -> OwnerOnlyChange<Review>
@@ -41,10 +55,12 @@ extension ReviewStore {
 
 /// What creating a review came to.
 public enum ReviewCreation: Sendable {
-    /// Stored; `body` is what the caller's `answer` rendered for the `201`.
-    case created(Review, body: [UInt8])
-    /// The same Idempotency-Key was used by this user within 24 hours: the first answer again.
-    case replayed(StoredAnswer)
+    /// Stored.
+    case created(Review)
+    /// The same Idempotency-Key was used by this user within 24 hours, by the request that made
+    /// review `reviewID` (`nil` for a key claimed by a version that kept only the answer): the
+    /// caller answers what the `IdempotencyStore` kept for it.
+    case replayed(reviewID: Int64?)
     /// The place does not exist (any more).
     case placeMissing
     /// A pending photo of the draft is not the author's, not pending (attached already, or
@@ -52,15 +68,9 @@ public enum ReviewCreation: Sendable {
     case photosUnavailable
 }
 
-/// An answer kept for replaying (`Idempotency-Key`): its status and body.
-public struct StoredAnswer: Sendable, Equatable {
-    public var status: Int
-    public var body: [UInt8]
-
-    public init(status: Int, body: [UInt8]) {
-        self.status = status
-        self.body = body
-    }
+/// Thrown inside a review's transaction to roll it back when a pending photo cannot be attached.
+public struct PendingPhotosUnavailable: Error {
+    public init() {}
 }
 
 /// What a change that only an object's owner (or, for comments, the review's author) may make came to.

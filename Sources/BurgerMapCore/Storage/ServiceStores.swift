@@ -32,7 +32,7 @@ extension StoreHealth {
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
-    & BlockStore & ReportStore & EventStore
+    & BlockStore & ReportStore & EventStore & IdempotencyStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -60,6 +60,8 @@ public struct ServiceStores: Sendable {
     public var reports: any ReportStore
     /// The events every write records (`EventLog` reads them).
     public var events: any EventStore
+    /// The answers kept for `Idempotency-Key` replays.
+    public var idempotency: any IdempotencyStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -77,6 +79,7 @@ public struct ServiceStores: Sendable {
         blocks = engine
         reports = engine
         events = engine
+        idempotency = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
@@ -84,7 +87,7 @@ public struct ServiceStores: Sendable {
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
         posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
-        blocks: any BlockStore, reports: any ReportStore, events: any EventStore
+        blocks: any BlockStore, reports: any ReportStore, events: any EventStore, idempotency: any IdempotencyStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -100,5 +103,6 @@ public struct ServiceStores: Sendable {
         self.blocks = blocks
         self.reports = reports
         self.events = events
+        self.idempotency = idempotency
     }
 }

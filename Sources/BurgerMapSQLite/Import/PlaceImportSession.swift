@@ -178,7 +178,7 @@ struct PlaceImportSession {
         for row in try Row.fetchAll(statement, arguments: [draft.lat, draft.lng, PlaceMatching.radiusM]) {
             let id: Int64 = row[0]
             guard touched.position(of: id) == nil else { continue }
-            let distance = bm_haversine_m(draft.lat, draft.lng, row[2], row[3])
+            let distance = Geodesy.distanceM(draft.lat, draft.lng, row[2], row[3])
             if PlaceMatching.matches(rowKey: name, candidateName: row[1], distanceM: distance),
                 PlaceMatching.isBetter(distanceM: distance, id: id, than: best)
             {

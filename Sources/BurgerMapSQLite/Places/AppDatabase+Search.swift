@@ -6,10 +6,7 @@ import GRDBSQLite
 extension AppDatabase {
     public func searchPlaces(_ query: SearchQuery) async throws -> SearchPage {
         try await measured("search") {
-            let point = query.point
-            return try await TieredSearch.page(query, from: SearchTiers(database: self)) { lat, lng in
-                bm_haversine_m(point!.lat, point!.lng, lat, lng)
-            }
+            try await TieredSearch.page(query, from: SearchTiers(database: self))
         }
     }
 }

@@ -3,48 +3,48 @@ import Foundation
 import GRDB
 
 extension AppDatabase {
-    /// The first answer to an earlier request with this key, while it is replayed.
-    public func idempotentAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> StoredAnswer? {
-        try await pool.read { db in try Self.idempotentAnswer(db, key, at: time) }
-    }
-
-    private static func idempotentAnswer(_ db: Database, _ key: IdempotencyKey, at time: Timestamp) throws
-        -> StoredAnswer?
-    {
-        guard
-            let row = try Row.fetchOne(
-                db,
-                sql: "SELECT status, body FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
-                arguments: [key.userID, key.key, time.milliseconds - IdempotencyKey.lifetime])
-        else { return nil }
-        return StoredAnswer(status: row["status"], body: [UInt8](row["body"] as Data))
-    }
-
-    /// Stores a review with its photos in one transaction (see `ReviewStore.createReview`).
-    public func createReview(
-        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp = .now(),
-        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
-    ) async throws -> ReviewCreation {
-        do {
-            return try await storeReview(
-                draft, photos: photos, idempotency: idempotency, at: time, beforeCommit: beforeCommit, answer: answer)
-        } catch is PendingPhotosUnavailable {
-            return .photosUnavailable
+    /// The answer kept for an earlier request with this key (see `IdempotencyStore`).
+    public func keptAnswer(_ key: IdempotencyKey, at time: Timestamp = .now()) async throws -> StoredAnswer? {
+        try await pool.read { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT status, body FROM idempotent_requests
+                        WHERE user_id = ? AND key = ? AND created_at > ? AND status <> 0
+                        """,
+                    arguments: [key.userID, key.key, time.milliseconds - IdempotencyKey.lifetime])
+            else { return nil }
+            return StoredAnswer(status: row["status"], body: [UInt8](row["body"] as Data))
         }
     }
 
-    /// Thrown inside `storeReview`'s transaction to roll it back when a pending photo cannot be attached.
-    private struct PendingPhotosUnavailable: Error {}
+    /// Keeps the answer of the request that claimed `key` (see `IdempotencyStore`).
+    public func keepAnswer(_ answer: StoredAnswer, for key: IdempotencyKey) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "UPDATE idempotent_requests SET status = ?, body = ? WHERE user_id = ? AND key = ? AND status = 0",
+                arguments: [answer.status, Data(answer.body), key.userID, key.key])
+        }
+    }
 
-    private func storeReview(
-        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp,
-        beforeCommit: @Sendable ([Int64]) throws -> Void, answer: @Sendable (Review) -> [UInt8]
+    /// Stores a review with its photos in one transaction (see `ReviewStore.storeReview`).
+    public func storeReview(
+        _ draft: ReviewDraft, photos: [PhotoSize], idempotency: IdempotencyKey?, at time: Timestamp = .now(),
+        beforeCommit: @Sendable ([Int64]) throws -> Void
     ) async throws -> ReviewCreation {
         try await measured("create_review") {
             try await pool.write { db in
                 if let idempotency {
-                    if let answer = try Self.idempotentAnswer(db, idempotency, at: time) {
-                        return .replayed(answer)
+                    // A claim younger than the key's lifetime: that request's review (its answer
+                    // is kept beside it, or will be in a moment).
+                    if let claim = try Row.fetchOne(
+                        db,
+                        sql:
+                            "SELECT review_id FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
+                        arguments: [idempotency.userID, idempotency.key, time.milliseconds - IdempotencyKey.lifetime])
+                    {
+                        return .replayed(reviewID: claim["review_id"])
                     }
                     try db.execute(
                         sql: "DELETE FROM idempotent_requests WHERE user_id = ? AND key = ?",
@@ -83,14 +83,16 @@ extension AppDatabase {
                 guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else {
                     throw StorageError.rowVanished("review")
                 }
-                let body = answer(review)
                 if let idempotency {
+                    // The claim: status 0 until the answer is kept (`keepAnswer`).
                     try db.execute(
-                        sql:
-                            "INSERT INTO idempotent_requests (user_id, key, status, body, created_at) VALUES (?, ?, 201, ?, ?)",
-                        arguments: [idempotency.userID, idempotency.key, Data(body), time.milliseconds])
+                        sql: """
+                            INSERT INTO idempotent_requests (user_id, key, status, body, created_at, review_id)
+                            VALUES (?, ?, 0, x'', ?, ?)
+                            """,
+                        arguments: [idempotency.userID, idempotency.key, time.milliseconds, reviewID])
                 }
-                return .created(review, body: body)
+                return .created(review)
             }
         }
     }

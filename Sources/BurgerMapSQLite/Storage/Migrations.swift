@@ -307,6 +307,11 @@ extension AppDatabase {
                     );
                     """)
         }
+        // The review a key made, written with it: the answer is kept beside it after the commit
+        // (status 0 until then).
+        migrator.registerMigration("v15-idempotency-claims") { db in
+            try db.execute(sql: "ALTER TABLE idempotent_requests ADD COLUMN review_id INTEGER")
+        }
         return migrator
     }
 

@@ -193,7 +193,7 @@ struct EventTests {
             await #expect(throws: Refused.self) {
                 _ = try await environment.stores.reviews.createReview(
                     ReviewDraft(placeID: place, authorID: alice.id, rating: 5, text: "never stored"), photos: [],
-                    idempotency: nil, at: .now(), beforeCommit: { _ in throw Refused() }, answer: { _ in [] })
+                    idempotency: nil, at: .now(), beforeCommit: { _ in throw Refused() })
             }
             #expect(try await environment.stores.events.lastEventID() == start)
             #expect(try await environment.events(after: start).isEmpty)

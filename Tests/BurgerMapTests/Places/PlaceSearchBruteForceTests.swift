@@ -133,10 +133,7 @@ struct PlaceSearchWalkTests {
         var hits: [SearchHit] = []
         var query = query
         for _ in 0..<500 {
-            let point = query.point
-            let page = try await TieredSearch.page(query, from: source, matchCap: cap) { lat, lng in
-                bm_haversine_m(point!.lat, point!.lng, lat, lng)
-            }
+            let page = try await TieredSearch.page(query, from: source, matchCap: cap)
             hits += page.items.map {
                 SearchHit(id: $0.place.id, distanceM: $0.distanceM.map { ($0 * 1000).rounded() / 1000 })
             }

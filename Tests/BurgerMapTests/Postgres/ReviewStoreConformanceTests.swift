@@ -28,13 +28,11 @@ struct ReviewStoreConformanceTests {
             let outcome = try await harness.reviews.createReview(
                 Self.draft(place, author, rating: 5),
                 photos: [PhotoSize(width: 800, height: 600), .init(width: 3, height: 4)],
-                idempotency: nil, at: moment(0), beforeCommit: { seen.set($0) },
-                answer: { Array("review \($0.id)".utf8) })
-            guard case .created(let review, let body) = outcome else {
+                idempotency: nil, at: moment(0), beforeCommit: { seen.set($0) })
+            guard case .created(let review) = outcome else {
                 Issue.record("expected created, got \(outcome)")
                 return
             }
-            #expect(body == Array("review \(review.id)".utf8))
             #expect(review.photos.map(\.id) == seen.current && seen.current.count == 2)
             #expect(review.photos.map(\.width) == [800, 3] && review.photos.map(\.height) == [600, 4])
             #expect(review.photos.first?.url == PhotoURL.full(seen.current[0]))
@@ -55,7 +53,7 @@ struct ReviewStoreConformanceTests {
     }
 
     @Test(
-        "an Idempotency-Key replays the first answer for 24 hours, for its user only; then it makes a new review",
+        "an Idempotency-Key names its first review for 24 hours, for its user only, its kept answer beside it; then it makes a new review",
         arguments: StoreEngine.allCases)
     func replay(engine: StoreEngine) async throws {
         try await withReviewStores(engine) { harness in
@@ -65,44 +63,52 @@ struct ReviewStoreConformanceTests {
             let key = IdempotencyKey(userID: author, key: "k-1")
             func create(_ key: IdempotencyKey, _ author: Int64, at time: Timestamp) async throws -> ReviewCreation {
                 try await harness.reviews.createReview(
-                    Self.draft(place, author), photos: [], idempotency: key, at: time, beforeCommit: { _ in },
-                    answer: { Array("first \($0.id)".utf8) })
+                    Self.draft(place, author), photos: [], idempotency: key, at: time, beforeCommit: { _ in })
             }
-            guard case .created(let first, let body) = try await create(key, author, at: moment(0)) else {
+            guard case .created(let first) = try await create(key, author, at: moment(0)) else {
                 Issue.record("the first request must create")
                 return
             }
-            let replay = StoredAnswer(status: 201, body: body)
             let lifetime = IdempotencyKey.lifetime
-            guard case .replayed(let again) = try await create(key, author, at: moment(lifetime - 1)) else {
+            // The claim names the review before any answer is kept.
+            guard case .replayed(let claimed) = try await create(key, author, at: moment(1)), claimed == first.id else {
+                Issue.record("the same key must name the first review")
+                return
+            }
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(1)) == nil)
+            let answer = StoredAnswer(status: 201, body: Array("first \(first.id)".utf8))
+            try await harness.idempotency.keepAnswer(answer, for: key)
+            // A second keep of the same key changes nothing.
+            try await harness.idempotency.keepAnswer(StoredAnswer(status: 201, body: [1]), for: key)
+            guard case .replayed(let again) = try await create(key, author, at: moment(lifetime - 1)), again == first.id
+            else {
                 Issue.record("the same key within 24 hours must replay")
                 return
             }
-            #expect(again == replay)
-            #expect(try await harness.reviews.idempotentAnswer(key, at: moment(lifetime - 1)) == replay)
-            #expect(try await harness.reviews.idempotentAnswer(key, at: moment(lifetime)) == nil)
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(lifetime - 1)) == answer)
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(lifetime)) == nil)
             // Another user's identical key is their own.
             guard case .created = try await create(IdempotencyKey(userID: other, key: "k-1"), other, at: moment(1))
             else {
                 Issue.record("another user's key must create")
                 return
             }
-            // After 24 hours the key makes a new review, whose answer is then replayed.
-            guard case .created(let second, let secondBody) = try await create(key, author, at: moment(lifetime))
-            else {
+            // After 24 hours the key makes a new review, whose answer is then kept and replayed.
+            guard case .created(let second) = try await create(key, author, at: moment(lifetime)) else {
                 Issue.record("an expired key must create")
                 return
             }
             #expect(second.id != first.id)
-            #expect(
-                try await harness.reviews.idempotentAnswer(key, at: moment(lifetime + 1))
-                    == StoredAnswer(status: 201, body: secondBody))
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(lifetime + 1)) == nil)
+            let secondAnswer = StoredAnswer(status: 201, body: Array("second \(second.id)".utf8))
+            try await harness.idempotency.keepAnswer(secondAnswer, for: key)
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(lifetime + 1)) == secondAnswer)
             #expect(try await harness.store.place(id: place)?.reviewCount == 3)
         }
     }
 
     @Test(
-        "concurrent creations with one key end with one review; every other one answers the first answer",
+        "concurrent creations with one key end with one review; every other one names it",
         arguments: StoreEngine.allCases)
     func concurrentKey(engine: StoreEngine) async throws {
         try await withReviewStores(engine) { harness in
@@ -114,23 +120,22 @@ struct ReviewStoreConformanceTests {
                     group.addTask {
                         try await harness.reviews.createReview(
                             Self.draft(place, author), photos: [PhotoSize(width: 10, height: 10)], idempotency: key,
-                            at: moment(Int64(index)), beforeCommit: { _ in },
-                            answer: { Array("review \($0.id)".utf8) })
+                            at: moment(Int64(index)), beforeCommit: { _ in })
                     }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
-            var created: [[UInt8]] = []
-            var replayed: [StoredAnswer] = []
+            var created: [Int64] = []
+            var replayed: [Int64?] = []
             for outcome in outcomes {
                 switch outcome {
-                case .created(_, let body): created.append(body)
-                case .replayed(let answer): replayed.append(answer)
+                case .created(let review): created.append(review.id)
+                case .replayed(let reviewID): replayed.append(reviewID)
                 case .placeMissing, .photosUnavailable: Issue.record("the place exists and no photo is pending")
                 }
             }
             #expect(created.count == 1 && replayed.count == 11)
-            #expect(replayed.allSatisfy { $0 == StoredAnswer(status: 201, body: created[0]) })
+            #expect(replayed.allSatisfy { $0 == created[0] })
             #expect(try await harness.rowCount("reviews") == 1)
             #expect(try await harness.rowCount("photos") == 1)
             #expect(try await harness.store.place(id: place)?.reviewCount == 1)
@@ -149,20 +154,19 @@ struct ReviewStoreConformanceTests {
             let before = try #require(try await harness.store.place(id: place))
             let key = IdempotencyKey(userID: author, key: "k")
             let missing = try await harness.reviews.createReview(
-                Self.draft(place + 1000, author), photos: [], idempotency: key, at: moment(1), beforeCommit: { _ in },
-                answer: { _ in [1] })
+                Self.draft(place + 1000, author), photos: [], idempotency: key, at: moment(1), beforeCommit: { _ in })
             guard case .placeMissing = missing else {
                 Issue.record("expected placeMissing, got \(missing)")
                 return
             }
-            #expect(try await harness.reviews.idempotentAnswer(key, at: moment(2)) == nil)
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(2)) == nil)
             await #expect(throws: InstallFailed.self) {
                 try await harness.reviews.createReview(
                     Self.draft(place, author, rating: 5),
                     photos: [PhotoSize(width: 9, height: 9), PhotoSize(width: 8, height: 8)], idempotency: key,
-                    at: moment(3), beforeCommit: { _ in throw InstallFailed() }, answer: { _ in [1] })
+                    at: moment(3), beforeCommit: { _ in throw InstallFailed() })
             }
-            #expect(try await harness.reviews.idempotentAnswer(key, at: moment(4)) == nil)
+            #expect(try await harness.idempotency.keptAnswer(key, at: moment(4)) == nil)
             #expect(try await harness.store.place(id: place) == before)
             #expect(before.reviewCount == 1 && before.ratingAvg == 2)
             #expect(before.coverPhotoUrl == PhotoURL.full(kept.photos[0].id))
@@ -170,8 +174,7 @@ struct ReviewStoreConformanceTests {
             #expect(try await harness.rowCount("photos") == 1)
             // The key is still free: the retry creates.
             let retry = try await harness.reviews.createReview(
-                Self.draft(place, author), photos: [], idempotency: key, at: moment(5), beforeCommit: { _ in },
-                answer: { _ in [2] })
+                Self.draft(place, author), photos: [], idempotency: key, at: moment(5), beforeCommit: { _ in })
             guard case .created = retry else {
                 Issue.record("the retry must create, got \(retry)")
                 return

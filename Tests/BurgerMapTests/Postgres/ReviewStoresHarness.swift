@@ -12,6 +12,8 @@ import Testing
 /// tests need beside them: avatars, row counts, and feeds read through a window of a given size.
 protocol ReviewStoresHarness: StoreHarness {
     var reviews: any ReviewStore { get }
+    /// The answers kept for `Idempotency-Key` replays.
+    var idempotency: any IdempotencyStore { get }
     var social: any SocialStore { get }
     var feed: any FeedStore { get }
     /// A feed page read with a time window of `window` reviews (the per-author road when it
@@ -25,6 +27,7 @@ protocol ReviewStoresHarness: StoreHarness {
 
 extension SQLiteHarness: ReviewStoresHarness {
     var reviews: any ReviewStore { environment.database }
+    var idempotency: any IdempotencyStore { environment.database }
     var social: any SocialStore { environment.database }
     var feed: any FeedStore { environment.database }
 
@@ -50,6 +53,7 @@ extension SQLiteHarness: ReviewStoresHarness {
 
 extension PostgresHarness: ReviewStoresHarness {
     var reviews: any ReviewStore { engine.reviews }
+    var idempotency: any IdempotencyStore { engine.reviews }
     var social: any SocialStore { engine.social }
     var feed: any FeedStore { engine.feed }
 
@@ -102,8 +106,8 @@ extension ReviewStoresHarness {
     ) async throws -> Review {
         let outcome = try await reviews.createReview(
             ReviewDraft(placeID: place, authorID: author, rating: rating, text: text), photos: photos,
-            idempotency: nil, at: time, beforeCommit: { _ in }, answer: { _ in [] })
-        guard case .created(let review, _) = outcome else { throw HarnessFailure("review not created: \(outcome)") }
+            idempotency: nil, at: time, beforeCommit: { _ in })
+        guard case .created(let review) = outcome else { throw HarnessFailure("review not created: \(outcome)") }
         return review
     }
 }

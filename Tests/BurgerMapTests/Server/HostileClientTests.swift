@@ -15,7 +15,7 @@ struct HostileClientTests {
     ) async throws {
         let environment = try await TestEnvironment(engine)
         let app = Application(
-            router: await environment.makeRouter(), server: .guardedHTTP1(ConnectionLimits()),
+            router: try await environment.makeRouter(), server: .guardedHTTP1(ConnectionLimits()),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await app.test(.live) { client in
             try await body(try #require(client.port), client)

@@ -24,16 +24,7 @@ struct ServiceListenersTests {
         arguments: StoreEngine.allCases)
     func separateMetrics(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        let api = Application(
-            router: buildRouter(
-                ServiceDependencies(
-                    stores: environment.stores, secret: environment.secret,
-                    accounts: AccountServices(
-                        accessTokens: await AccessTokens(
-                            key: environment.secret.derivedKey(purpose: "t"), lifetime: .seconds(300)),
-                        throttle: LoginThrottle(store: environment.stores.throttle)),
-                    media: environment.media),
-                servesMetrics: false))
+        let api = Application(router: try await environment.makeRouter(servesMetrics: false))
         try await api.test(.router) { client in
             _ = try await client.execute(uri: "/health", method: .get)
             let metrics = try await client.execute(uri: "/metrics", method: .get)

@@ -67,7 +67,7 @@ struct ServiceRoutesTests {
         // With the LookForRealBurger routes on: the document describes them too.
         environment.lslp = LSLPSettings(key: "documented")
         let routes = Set(
-            await environment.makeRouter().routes.map { route in
+            try await environment.makeRouter().routes.map { route in
                 let path = route.path.description.split(separator: "/").map { part in
                     part.hasPrefix(":") ? "{\(part.dropFirst())}" : String(part)
                 }.joined(separator: "/")

@@ -106,25 +106,29 @@ final class TestEnvironment: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The service's real router on this database, with real token signing and bcrypt.
-    func makeRouter() async -> Router<AppRequestContext> {
-        var accounts = AccountServices(
-            accessTokens: await AccessTokens(
-                key: secret.derivedKey(purpose: "access-token-hs256"), lifetime: accessTokenLifetime),
-            throttle: LoginThrottle(
-                store: stores.throttle, policy: throttlePolicy, clock: clock?.read ?? Timestamp.now),
-            successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
-        accounts.blockedWords = blockedWords
-        var dependencies = ServiceDependencies(
-            stores: stores, secret: secret, accounts: accounts, media: media)
-        dependencies.trustedProxies = trustedProxies
-        dependencies.accessLog = accessLog
-        dependencies.webMap = webMap
-        dependencies.lslp = lslp
-        dependencies.writeLimits = writeLimits
-        dependencies.reportRules = reportRules
-        if let searchScans { dependencies.searchScans = searchScans }
-        return buildRouter(dependencies)
+    /// The service's configuration as this environment's settings make it.
+    var configuration: ServiceConfiguration {
+        var configuration = ServiceConfiguration(dataDirectory: folder)
+        configuration.secret = secret
+        configuration.accessTokenLifetime = accessTokenLifetime
+        configuration.loginThrottle = throttlePolicy
+        if let clock { configuration.clock = clock.read }
+        configuration.trustedProxies = trustedProxies
+        configuration.accessLog = accessLog
+        configuration.webMap = webMap
+        configuration.lslp = lslp
+        configuration.blockedWords = blockedWords
+        configuration.writeLimits = writeLimits
+        configuration.reportRules = reportRules
+        configuration.searchScans = searchScans
+        return configuration
+    }
+
+    /// The service's real router on this engine and photo folder, wired as `burgermap serve`
+    /// wires it (`buildDependencies`), with real token signing and bcrypt.
+    func makeRouter(servesMetrics: Bool = true) async throws -> Router<AppRequestContext> {
+        buildRouter(
+            try await buildDependencies(configuration, stores: stores, media: media), servesMetrics: servesMetrics)
     }
 
     /// Runs `body` against the service on a real loopback socket, with its real server
@@ -134,7 +138,7 @@ final class TestEnvironment: @unchecked Sendable {
         _ body: @escaping @Sendable (Int, any TestClientProtocol) async throws -> Void
     ) async throws {
         let app = Application(
-            router: await makeRouter(), server: .guardedHTTP1(limits),
+            router: try await makeRouter(), server: .guardedHTTP1(limits),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { client in try await body(try #require(client.port), client) }
     }
@@ -144,7 +148,7 @@ final class TestEnvironment: @unchecked Sendable {
         logger: Logger = Logger(label: "burgermap-tests"),
         _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Void
     ) async throws {
-        let app = Application(router: await makeRouter(), logger: logger)
+        let app = Application(router: try await makeRouter(), logger: logger)
         guard let clock else { return try await app.test(.router, body) }
         try await clock.run { try await app.test(.router, body) }
     }
@@ -153,7 +157,7 @@ final class TestEnvironment: @unchecked Sendable {
     func withClientReturning<Value: Sendable>(
         logger: Logger, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
-        let app = Application(router: await makeRouter(), logger: logger)
+        let app = Application(router: try await makeRouter(), logger: logger)
         guard let clock else { return try await app.test(.router, body) }
         return try await clock.run { try await app.test(.router, body) }
     }
