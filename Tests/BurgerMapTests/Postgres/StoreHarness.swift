@@ -132,20 +132,10 @@ func withStore(_ engine: StoreEngine, _ body: @Sendable (any StoreHarness) async
     }
 }
 
-/// Runs `body` on a PostgreSQL engine in a schema of its own, dropped afterwards.
+/// Runs `body` on the PostgreSQL engine of a new `TestEnvironment`, the one place tests open
+/// an engine (a schema of its own on the throw-away cluster).
 func withPostgresEngine(_ body: @Sendable (PostgresEngine) async throws -> Void) async throws {
-    let url = try testDatabaseURL()
-    let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-    // Quiet: every test migrates a schema of its own.
-    var logger = Logger(label: "burgermap-tests.postgres")
-    logger.logLevel = .error
-    try await PostgresEngine.withEngine(url: url, schema: schema, maximumConnections: 4, logger: logger) { engine in
-        do {
-            try await body(engine)
-        } catch {
-            _ = try? await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
-            throw error
-        }
-        try await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
-    }
+    let environment = try await TestEnvironment(.postgres)
+    try await body(try #require(environment.postgres))
+    withExtendedLifetime(environment) {}
 }
