@@ -43,41 +43,88 @@ public struct PostgresSocialStore: SocialStore {
             var author: Int64?
             for try await value in review.decode(Int64.self) { author = value }
             guard let author else { return nil }
-            // The pair row and, when it changed, the event, in one statement.
+            // The pair row and, when it changed, the event, in one prepared statement.
             let event = DomainEvent(
                 reaction.eventKind(active), actor: userID, subject: reviewID, details: EventDetails(user: author))
-            if active {
-                try await connection.query(
-                    """
-                    WITH changed AS (
-                        INSERT INTO \(unescaped: table.pairs) (user_id, review_id, created_at)
-                        VALUES (\(userID), \(reviewID), \(time.milliseconds))
-                        ON CONFLICT DO NOTHING RETURNING 1
-                    )
-                    INSERT INTO events (id, time, kind, actor, subject, payload)
-                    SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
-                        \(event.subject), \(event.details.json)
-                    FROM changed, \(unescaped: PostgresEventStore.writerLock)
-                    """, logger: logger)
-            } else {
-                try await connection.query(
-                    """
-                    WITH changed AS (
-                        DELETE FROM \(unescaped: table.pairs) WHERE user_id = \(userID) AND review_id = \(reviewID)
-                        RETURNING 1
-                    )
-                    INSERT INTO events (id, time, kind, actor, subject, payload)
-                    SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
-                        \(event.subject), \(event.details.json)
-                    FROM changed, \(unescaped: PostgresEventStore.writerLock)
-                    """, logger: logger)
-            }
+            try await connection.forEachRow(
+                Self.toggleQuery(reaction, active, user: userID, review: reviewID, at: time, event: event),
+                preparedAs: Self.toggleText(reaction, active), logger: logger
+            ) { _ in }
             let rows = try await connection.query(
                 "SELECT \(unescaped: table.count) FROM reviews WHERE id = \(reviewID)", logger: logger)
             var count = 0
             for try await value in rows.decode(Int.self) { count = value }
             return ReactionState(active: active, count: count)
         }
+    }
+
+    /// A toggle's statement: the pair row set or taken back and, when that changed it, the event
+    /// (after `PostgresEventStore.writerLock`), in one statement.
+    static func toggleQuery(
+        _ reaction: Reaction, _ active: Bool, user userID: Int64, review reviewID: Int64, at time: Timestamp,
+        event: DomainEvent
+    ) -> PostgresQuery {
+        let table = Self.table(reaction)
+        let change: PostgresQuery =
+            active
+            ? """
+            INSERT INTO \(unescaped: table.pairs) (user_id, review_id, created_at)
+            VALUES (\(userID), \(reviewID), \(time.milliseconds))
+            ON CONFLICT DO NOTHING RETURNING 1
+            """
+            : """
+            DELETE FROM \(unescaped: table.pairs) WHERE user_id = \(userID) AND review_id = \(reviewID)
+            RETURNING 1
+            """
+        var query: PostgresQuery = """
+            WITH changed AS (\(unescaped: change.sql))
+            INSERT INTO events (id, time, kind, actor, subject, payload)
+            SELECT nextval('events_id_seq'), $\(unescaped: "\(change.binds.count + 1)")::bigint,
+                $\(unescaped: "\(change.binds.count + 2)")::text, $\(unescaped: "\(change.binds.count + 3)")::bigint,
+                $\(unescaped: "\(change.binds.count + 4)")::bigint, $\(unescaped: "\(change.binds.count + 5)")::text
+            FROM changed, \(unescaped: PostgresEventStore.writerLock)
+            """
+        query.binds = change.binds
+        query.binds.append(time.milliseconds)
+        query.binds.append(event.kind.rawValue)
+        query.binds.append(event.actor)
+        query.binds.append(event.subject)
+        query.binds.append(event.details.json)
+        return query
+    }
+
+    /// The four toggles' statements, prepared: parsed and planned once per connection (the
+    /// statement with its event is planned in about as long as it runs).
+    static func toggleText(_ reaction: Reaction, _ active: Bool) -> any PreparedText.Type {
+        switch (reaction, active) {
+        case (.like, true): LikeText.self
+        case (.like, false): UnlikeText.self
+        case (.bookmark, true): BookmarkText.self
+        case (.bookmark, false): UnbookmarkText.self
+        }
+    }
+
+    static func representativeToggle(_ reaction: Reaction, _ active: Bool) -> PostgresQuery {
+        toggleQuery(
+            reaction, active, user: 0, review: 0, at: Timestamp(milliseconds: 0),
+            event: DomainEvent(reaction.eventKind(active), actor: 0, subject: 0))
+    }
+
+    enum LikeText: PreparedText {
+        static let name = "burgermap_like"
+        static let text = representativeToggle(.like, true)
+    }
+    enum UnlikeText: PreparedText {
+        static let name = "burgermap_unlike"
+        static let text = representativeToggle(.like, false)
+    }
+    enum BookmarkText: PreparedText {
+        static let name = "burgermap_bookmark"
+        static let text = representativeToggle(.bookmark, true)
+    }
+    enum UnbookmarkText: PreparedText {
+        static let name = "burgermap_unbookmark"
+        static let text = representativeToggle(.bookmark, false)
     }
 
     /// The ids of every review a user reacted to, most recent reaction first.

@@ -227,3 +227,19 @@ struct EventTests {
         #expect(try await log.prune() == 0)
     }
 }
+
+@Suite("Event payloads")
+struct EventPayloadTests {
+    @Test("a payload is JSON that Foundation reads back to the same details, whatever a source name holds")
+    func roundTrip() throws {
+        let details = EventDetails(
+            place: 7, review: -3, user: 42, report: 9, decision: "hidden", source: "a \"b\" \\ c\n\t\u{01}é🍔",
+            count: 3, bounds: [126.9, -37.4, 127.000001, 1e-7], places: [1, 2, 3])
+        let text = details.json
+        #expect(EventDetails(json: text) == details)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object.keys.sorted() == ["bounds", "count", "decision", "place", "places", "report", "review", "source", "user"])
+        #expect(EventDetails().json == "{}")
+        #expect(EventDetails(user: 5).json == #"{"user":5}"#)
+    }
+}
