@@ -117,12 +117,12 @@ enum PostgresReviewReads {
     /// The (time, id) a newest-first page continues strictly below. The first page starts above
     /// every stored pair, so that one statement (with its index condition) serves every page.
     static func below(_ key: TimeKey?) -> (time: Int64, id: Int64) {
-        key.map { ($0.time.milliseconds, $0.id) } ?? (Int64.max, Int64.max)
+        KeysetDirection.newestFirst.start(after: key)
     }
 
     /// The (time, id) an oldest-first page continues strictly above (see `below`).
     static func above(_ key: TimeKey?) -> (time: Int64, id: Int64) {
-        key.map { ($0.time.milliseconds, $0.id) } ?? (Int64.min, Int64.min)
+        KeysetDirection.oldestFirst.start(after: key)
     }
 
     /// Whether a query returned any row.

@@ -49,3 +49,27 @@ public enum ListLimits {
     public static let allowed = 1...100
     public static let `default` = 20
 }
+
+/// The direction of a (time, id) list and how a page continues after its key: the rule both
+/// engines' SQL follows (`(time, id) < (key)` newest first, `>` oldest first, the same order on
+/// both columns, the first page from a bound no row reaches).
+public enum KeysetDirection: Sendable {
+    case newestFirst
+    case oldestFirst
+
+    /// The comparison that keeps the rows after a key.
+    public var comparison: String { self == .newestFirst ? "<" : ">" }
+
+    /// `ORDER BY time DESC, id DESC` (or ascending).
+    public func orderBy(time: String, id: String) -> String {
+        let direction = self == .newestFirst ? "DESC" : "ASC"
+        return "ORDER BY \(time) \(direction), \(id) \(direction)"
+    }
+
+    /// The (time, id) a page continues strictly after: the key's, or on the first page a bound
+    /// beyond every row (so that one statement serves every page).
+    public func start(after key: TimeKey?) -> (time: Int64, id: Int64) {
+        if let key { return (key.time.milliseconds, key.id) }
+        return self == .newestFirst ? (Int64.max, Int64.max) : (Int64.min, Int64.min)
+    }
+}

@@ -1,15 +1,13 @@
 import BurgerMapCore
 import GRDB
 
-/// The direction of a (time, id) list, and the SQL that pages it.
-enum KeysetOrder {
-    case newestFirst
-    case oldestFirst
+/// The SQLite side of `KeysetDirection`: the clause and arguments that page a (time, id) list.
+typealias KeysetOrder = KeysetDirection
 
+extension KeysetDirection {
     /// `AND (time, id) < (?, ?)` (or `>`) with its arguments, or nothing on the first page.
     func after(_ key: TimeKey?, time: String, id: String) -> (sql: String, arguments: [any DatabaseValueConvertible]) {
         guard let key else { return ("", []) }
-        let comparison = self == .newestFirst ? "<" : ">"
         return (" AND (\(time), \(id)) \(comparison) (?, ?)", [key.time.milliseconds, key.id])
     }
 
@@ -24,11 +22,5 @@ enum KeysetOrder {
             "\(select) WHERE \(filter)\(keyset.sql) \(orderBy(time: time, id: id)) LIMIT ?",
             StatementArguments(arguments + keyset.arguments + [limit + 1])
         )
-    }
-
-    /// `ORDER BY time DESC, id DESC` (or ascending).
-    func orderBy(time: String, id: String) -> String {
-        let direction = self == .newestFirst ? "DESC" : "ASC"
-        return "ORDER BY \(time) \(direction), \(id) \(direction)"
     }
 }

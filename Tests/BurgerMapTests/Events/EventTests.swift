@@ -238,7 +238,10 @@ struct EventPayloadTests {
         let text = details.json
         #expect(EventDetails(json: text) == details)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
-        #expect(object.keys.sorted() == ["bounds", "count", "decision", "place", "places", "report", "review", "source", "user"])
+        #expect(
+            object.keys.sorted() == [
+                "bounds", "count", "decision", "place", "places", "report", "review", "source", "user",
+            ])
         #expect(EventDetails().json == "{}")
         #expect(EventDetails(user: 5).json == #"{"user":5}"#)
     }
