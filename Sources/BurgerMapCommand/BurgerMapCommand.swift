@@ -82,6 +82,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Product ids of the app's review posts, comma-separated.")
     var lslpReviewProducts = LSLPSettings.defaultReviewProducts.joined(separator: ",")
     @OptionGroup var storage: StorageOptions
+    @OptionGroup var notifications: NotificationOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -181,6 +182,7 @@ struct Serve: AsyncParsableCommand {
         configuration.reportRules = ReportRules(hideThreshold: reportThreshold)
         configuration.eventRetention = .seconds(eventRetention)
         configuration.logsEvents = logEvents
+        notifications.apply(to: &configuration.notifications)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

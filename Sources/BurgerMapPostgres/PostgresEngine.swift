@@ -30,6 +30,10 @@ public final class PostgresEngine: Service, Sendable {
     public let reports: PostgresReportStore
     /// The `events` table, and the listener that hears other instances' events.
     public let events: PostgresEventStore
+    /// Notification groups, settings and stream tickets, written by the notification worker.
+    public let notifications: PostgresNotificationStore
+    /// Push subscriptions and the deliveries waiting for them.
+    public let push: PostgresPushStore
     let logger: Logger
 
     private init(
@@ -56,6 +60,8 @@ public final class PostgresEngine: Service, Sendable {
         moderation = PostgresModerationStore(client: client, logger: logger, events: events)
         blocks = PostgresBlockStore(client: client, logger: logger, events: events)
         reports = PostgresReportStore(client: client, logger: logger, events: events)
+        notifications = PostgresNotificationStore(client: client, logger: logger, events: events)
+        push = PostgresPushStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
@@ -63,7 +69,8 @@ public final class PostgresEngine: Service, Sendable {
         ServiceStores(
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
-            blocks: blocks, reports: reports, events: events, idempotency: reviews)
+            blocks: blocks, reports: reports, events: events, idempotency: reviews, notifications: notifications,
+            push: push)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

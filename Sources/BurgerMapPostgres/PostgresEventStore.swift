@@ -65,17 +65,24 @@ public struct PostgresEventStore: EventStore {
     static let writerLock =
         "(SELECT pg_current_xact_id(), pg_advisory_xact_lock_shared(\(writerLockKey)::bigint) OFFSET 0) AS writer"
 
-    /// Records `event` in the transaction that `connection` runs, after `writerLock`.
+    /// Records `event` in the transaction that `connection` runs, after `writerLock`; answers
+    /// its id (the notification worker keeps it in the group the event is about).
+    @discardableResult
     static func record(
         _ event: DomainEvent, at time: Timestamp, on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        try await connection.query(
+    ) async throws -> Int64 {
+        let rows = try await connection.query(
             """
             INSERT INTO events (id, time, kind, actor, subject, payload)
             SELECT nextval('events_id_seq'), \(time.milliseconds), \(event.kind.rawValue), \(event.actor),
                 \(event.subject), \(event.details.json)
             FROM \(unescaped: writerLock)
+            RETURNING id
             """, logger: logger)
+        var id: Int64?
+        for try await value in rows.decode(Int64.self) { id = value }
+        guard let id else { throw StorageError.rowVanished("events") }
+        return id
     }
 
     public func events(after id: Int64, limit: Int) async throws -> [RecordedEvent] {
@@ -145,6 +152,13 @@ public struct PostgresEventStore: EventStore {
 
     public func lastEventID() async throws -> Int64 {
         let rows = try await client.query("SELECT coalesce(max(id), 0) FROM events", logger: logger)
+        for try await value in rows.decode(Int64.self) { return value }
+        return 0
+    }
+
+    /// The id of the oldest event kept, or 0.
+    public func firstEventID() async throws -> Int64 {
+        let rows = try await client.query("SELECT coalesce(min(id), 0) FROM events", logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         return 0
     }

@@ -171,6 +171,8 @@ enum PostgresMigrations {
         Migration(
             name: "v13-idempotency-claims",
             statements: ["ALTER TABLE idempotent_requests ADD COLUMN review_id BIGINT"]),
+        // SQLite's v16-notifications.
+        Migration(name: "v14-notifications", statements: notifications),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

@@ -65,6 +65,14 @@ public struct AccessTokens: Sendable {
         }
         return claims.exp.value > time ? .success(userID) : .failure(.expired)
     }
+
+    /// When a genuine token expires (a notification stream ends then); `nil` for any other text.
+    func expiry(of token: String) async -> Date? {
+        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
+            let claims = try? await keys.verify(token, as: AccessTokenClaims.self)
+        else { return nil }
+        return claims.exp.value
+    }
 }
 
 extension AccessTokens {

@@ -11,6 +11,7 @@ struct AccountDataController {
     let reviews: any ReviewStore
     let social: any SocialStore
     let blocks: any BlockStore
+    let notifications: any NotificationStore
     let services: AccountServices
     let media: MediaServices
     let authentication: AccessTokenMiddleware
@@ -31,7 +32,8 @@ struct AccountDataController {
     @Sendable func export(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let now = Timestamp.now()
         let (document, photoIDs) = try await AccountExport.collect(
-            user: context.user, accounts: accounts, reviews: reviews, social: social, blocks: blocks, at: now)
+            user: context.user, accounts: accounts, reviews: reviews, social: social, blocks: blocks,
+            notifications: notifications, at: now)
         let storage = media.storage
         let body = ResponseBody { writer in
             var zip = ZipStream(at: now)

@@ -22,7 +22,7 @@ enum AccountExport {
     /// The document's bytes and the ids of the photos the archive adds (the reviews' and the avatar).
     static func collect(
         user: User, accounts: any AccountStore, reviews: any ReviewStore, social: any SocialStore,
-        blocks: any BlockStore, at time: Timestamp
+        blocks: any BlockStore, notifications: any NotificationStore, at time: Timestamp
     ) async throws -> (document: [UInt8], photoIDs: [Int64]) {
         let id = user.id
         let written = try await all { try await reviews.reviews(.author(id), after: $0, limit: pageSize, viewer: id) }
@@ -32,6 +32,14 @@ enum AccountExport {
         let blocked = try await all { try await blocks.blocks(of: id, after: $0, limit: pageSize) }
         let following = try await all { try await social.follows(.following, of: id, after: $0, limit: pageSize) }
         let followers = try await all { try await social.follows(.followers, of: id, after: $0, limit: pageSize) }
+        var received: [NotificationGroup] = []
+        var before: Int64?
+        repeat {
+            let page = try await notifications.notifications(
+                for: id, filter: NotificationFilter(), before: before, limit: pageSize)
+            received += page
+            before = page.count == pageSize ? page.last?.latestEventID : nil
+        } while before != nil
         let me = try await accounts.me(user)
         var writer = JSONWriter(capacity: 4096 + written.count * 700 + comments.count * 300)
         writer.object { writer in
@@ -53,6 +61,8 @@ enum AccountExport {
             writer.array { writer in for person in followers { UserSummaryView(user: person).write(to: &writer) } }
             writer.key("blocked")
             writer.array { writer in for person in blocked { UserSummaryView(user: person).write(to: &writer) } }
+            writer.key("notifications")
+            writer.array { writer in for group in received { NotificationView(group: group).write(to: &writer) } }
         }
         var photoIDs = written.flatMap { $0.photos.map(\.id) }
         if let avatar = user.avatarUrl.flatMap(PhotoURL.photoID(ofURL:)) { photoIDs.append(avatar) }

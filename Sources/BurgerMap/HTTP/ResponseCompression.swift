@@ -119,6 +119,9 @@ struct ResponseCompressionMiddleware<Context: RequestContext>: RouterMiddleware 
                 lowered($0) == $1
             }
         }
+        // An event stream is never compressed: a compressor holds back what it has not yet
+        // emitted, and each event must reach the client the moment it is written.
+        if hasPrefix("text/event-stream") { return false }
         return hasPrefix("text/") || hasSuffix("/json") || hasSuffix("+json") || hasSuffix("/yaml")
             || hasSuffix("+yaml")
     }

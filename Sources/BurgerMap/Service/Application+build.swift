@@ -54,6 +54,8 @@ public struct ServiceConfiguration: Sendable {
     public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
     /// The cores that searches of two characters may occupy; `nil` is half of them.
     public var searchScans: CoreBudget?
+    /// Streams, push and their limits.
+    public var notifications = NotificationConfiguration()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -91,16 +93,19 @@ public struct ServiceDependencies: Sendable {
     public var expensiveReads = ReadGate()
     /// The events of every write, for the parts of the service that react to them.
     public var events: EventLog
+    /// The notification worker, streams and push deliveries.
+    public var notifications: NotificationServices
 
     public init(
         stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
-        events: EventLog? = nil
+        events: EventLog, notifications: NotificationServices
     ) {
         self.stores = stores
         self.secret = secret
         self.accounts = accounts
         self.media = media
-        self.events = events ?? EventLog(store: stores.events)
+        self.events = events
+        self.notifications = notifications
     }
 }
 
@@ -168,7 +173,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         AccountDataController(
             accounts: stores.accounts, reviews: stores.reviews, social: stores.social, blocks: stores.blocks,
-            services: dependencies.accounts,
+            notifications: stores.notifications, services: dependencies.accounts,
             media: dependencies.media, authentication: authentication
         ).endpoints,
         atPath: "/v1/users")
@@ -213,6 +218,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reports.endpoints({ .review($0) }, missing: .reviewNotFound), atPath: "/v1/reviews")
     router.addRoutes(reports.endpoints({ .comment($0) }, missing: .commentNotFound), atPath: "/v1/comments")
     router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
+    router.addNotificationRoutes(dependencies, cursors: cursors, authentication: authentication)
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     if let lslp = dependencies.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
@@ -244,8 +250,12 @@ public func buildDependencies(
             storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
                 ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
     let events = EventLog(store: stores.events, retention: configuration.eventRetention, now: configuration.clock)
+    let notifications = try NotificationServices(
+        configuration.notifications, stores: stores, events: events, dataDirectory: configuration.dataDirectory,
+        sharedSecret: configuration.secret, now: configuration.clock)
     var dependencies = ServiceDependencies(
-        stores: stores, secret: secret, accounts: accounts, media: media, events: events)
+        stores: stores, secret: secret, accounts: accounts, media: media, events: events,
+        notifications: notifications)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
@@ -278,6 +288,9 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: BurgerMapVersion.serverName),
-        services: [EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger)],
+        services: [
+            EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
+            NotificationService(services: dependencies.notifications),
+        ],
         logger: logger)
 }

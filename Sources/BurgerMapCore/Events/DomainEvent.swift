@@ -36,6 +36,10 @@ public enum EventKind: String, Sendable, CaseIterable, Codable {
     case placesRemoved = "places.removed"
     /// A moderator's decision on a report (hide, restore or dismiss).
     case reportDecided = "report.decided"
+    /// A notification group was made or changed (`subject`: its row, `details.user`: its
+    /// recipient): what open streams on every instance send on. Recorded by the notification
+    /// worker, in the transaction that changed the group.
+    case notificationUpdated = "notification.updated"
 }
 
 /// One write's event, as recorded in the same transaction as the write. `subject` is the id of
@@ -119,6 +123,9 @@ public struct EventDetails: Sendable, Equatable, Codable {
         add("user", user.map { "\($0)" })
         return "{" + members.joined(separator: ",") + "}"
     }
+
+    /// `text` as a JSON string.
+    public static func jsonString(_ text: String) -> String { quoted(text) }
 
     /// `text` as a JSON string.
     static func quoted(_ text: String) -> String {

@@ -10,6 +10,9 @@ public protocol EventStore: Sendable {
     func events(after id: Int64, limit: Int) async throws -> [RecordedEvent]
     /// The id of the newest event, or 0: where a subscriber that wants only new events starts.
     func lastEventID() async throws -> Int64
+    /// The id of the oldest event kept, or 0 when there is none: a reader that stopped before
+    /// it has missed pruned events.
+    func firstEventID() async throws -> Int64
     /// Deletes up to `limit` of the oldest events written before `cutoff`; answers how many.
     func pruneEvents(writtenBefore cutoff: Timestamp, limit: Int) async throws -> Int
     /// Rings whenever events may have been written: by this process's writes and, on

@@ -55,6 +55,10 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // Faults of the machine and bounds on expensive work.
     case storageFull, storageReadOnly, photoStorageFull, photoStorageReadOnly, expensiveReadsBusy
     case fieldFormatCharacters
+    // Notifications, streams and push.
+    case notificationTypeUnknown, notificationSettingsShape, notificationReadSelection, notificationGroupKeysTooMany
+    case pushEndpointInvalid, pushEndpointHostNotAllowed, pushKeysInvalid, pushSubscriptionNotFound
+    case streamTicketInvalid, streamsFull
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
@@ -118,6 +122,7 @@ public enum ProblemCatalog {
     public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
         .merging(socialMessages) { first, _ in first }.merging(safetyMessages) { first, _ in first }
         .merging(lfrbMessages) { first, _ in first }.merging(faultMessages) { first, _ in first }
+        .merging(notificationMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],

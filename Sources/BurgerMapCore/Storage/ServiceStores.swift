@@ -32,7 +32,7 @@ extension StoreHealth {
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
-    & BlockStore & ReportStore & EventStore & IdempotencyStore
+    & BlockStore & ReportStore & EventStore & IdempotencyStore & NotificationStore & PushStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -62,6 +62,10 @@ public struct ServiceStores: Sendable {
     public var events: any EventStore
     /// The answers kept for `Idempotency-Key` replays.
     public var idempotency: any IdempotencyStore
+    /// Notification groups, settings and stream tickets.
+    public var notifications: any NotificationStore
+    /// Push subscriptions and deliveries.
+    public var push: any PushStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -80,6 +84,8 @@ public struct ServiceStores: Sendable {
         reports = engine
         events = engine
         idempotency = engine
+        notifications = engine
+        push = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
@@ -87,7 +93,8 @@ public struct ServiceStores: Sendable {
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
         posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
-        blocks: any BlockStore, reports: any ReportStore, events: any EventStore, idempotency: any IdempotencyStore
+        blocks: any BlockStore, reports: any ReportStore, events: any EventStore, idempotency: any IdempotencyStore,
+        notifications: any NotificationStore, push: any PushStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -104,5 +111,7 @@ public struct ServiceStores: Sendable {
         self.reports = reports
         self.events = events
         self.idempotency = idempotency
+        self.notifications = notifications
+        self.push = push
     }
 }

@@ -11,6 +11,11 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         self.milliseconds = milliseconds
     }
 
+    /// A Foundation date, to the millisecond below.
+    public init(date: Date) {
+        milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
     /// The current time: the system clock, or the clock a test runs the service under.
     public static func now() -> Timestamp {
         if let clock = ServiceClock.current { return clock() }

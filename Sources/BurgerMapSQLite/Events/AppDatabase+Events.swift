@@ -37,6 +37,10 @@ extension AppDatabase: EventStore {
         try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(id) FROM events") ?? 0 }
     }
 
+    public func firstEventID() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT min(id) FROM events") ?? 0 }
+    }
+
     /// Looks at the `limit` oldest events only, so that a call costs the same whatever the
     /// table holds (times follow ids but for clock steps; a late straggler waits a round).
     public func pruneEvents(writtenBefore cutoff: Timestamp, limit: Int) async throws -> Int {

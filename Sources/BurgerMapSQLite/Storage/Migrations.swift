@@ -312,6 +312,7 @@ extension AppDatabase {
         migrator.registerMigration("v15-idempotency-claims") { db in
             try db.execute(sql: "ALTER TABLE idempotent_requests ADD COLUMN review_id INTEGER")
         }
+        migrator.registerMigration("v16-notifications") { db in try notifications(db) }
         return migrator
     }
 

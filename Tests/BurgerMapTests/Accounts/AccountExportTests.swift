@@ -94,6 +94,7 @@ struct AccountExportTests {
                 try json(try await client.postReview(place: place, token: dave.token))["id"] as? Int)
             _ = try await client.send(.put, "/v1/reviews/\(daves)/like", token: alice.token)
             _ = try await client.send(.put, "/v1/users/\(dave.id)/block", token: alice.token)
+            try await environment.settleNotifications()
 
             let response = try await client.send(.get, "/v1/users/me/export", token: alice.token)
             #expect(response.status == .ok)
@@ -119,6 +120,11 @@ struct AccountExportTests {
             #expect(document["bookmarked_reviews"] as? [Int64] == [Int64(bobs)])
             #expect((document["following"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["bob"])
             #expect((document["followers"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["carol"])
+            // Her notifications: Carol's follow, as her list shows it.
+            let notifications = try #require(document["notifications"] as? [[String: Any]])
+            #expect(notifications.map { $0["type"] as? String } == ["follow"])
+            #expect(
+                (notifications.first?["actors"] as? [[String: Any]])?.map { $0["nickname"] as? String } == ["carol"])
             // Without a token: 401.
             #expect(try await client.send(.get, "/v1/users/me/export").status == .unauthorized)
         }

@@ -5,9 +5,17 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import Testing
 
 @testable import BurgerMapSQLite
+
+/// A background task run as a service of the application under test.
+struct TestServiceTask: Service {
+    let body: @Sendable () async -> Void
+    init(_ body: @escaping @Sendable () async -> Void) { self.body = body }
+    func run() async throws { await cancelWhenGracefulShutdown { await body() } }
+}
 
 /// A temporary data folder (photos, and the SQLite file) and a real storage engine: SQLite +
 /// SpatiaLite in the folder, or PostgreSQL + PostGIS in a schema of its own on the cluster that
@@ -58,6 +66,8 @@ final class TestEnvironment: @unchecked Sendable {
     /// The cores two-character searches may occupy in the routers this environment builds;
     /// `nil` keeps the service's default.
     var searchScans: CoreBudget?
+    /// Streams and push in the routers this environment builds.
+    var notifications = NotificationConfiguration()
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -121,6 +131,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.writeLimits = writeLimits
         configuration.reportRules = reportRules
         configuration.searchScans = searchScans
+        configuration.notifications = notifications
         return configuration
     }
 
@@ -141,6 +152,32 @@ final class TestEnvironment: @unchecked Sendable {
             router: try await makeRouter(), server: .guardedHTTP1(limits),
             configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
         try await app.test(.live) { client in try await body(try #require(client.port), client) }
+    }
+
+    /// Applies every event written so far to the notification lists, as the worker of a
+    /// running service does after each write (no waiting for its wake-up).
+    func settleNotifications() async throws {
+        try await NotificationWorker(store: stores.notifications, events: EventLog(store: stores.events)).catchUp()
+    }
+
+    /// Runs `body` against the whole service on a loopback socket: its real server, and the event
+    /// log, notification worker, streams and push deliveries running beside it as in `serve`.
+    func withRunningService(
+        limits: ConnectionLimits = ConnectionLimits(),
+        _ body: @escaping @Sendable (Int, any TestClientProtocol, ServiceDependencies) async throws -> Void
+    ) async throws {
+        let dependencies = try await buildDependencies(configuration, stores: stores, media: media)
+        var logger = Logger(label: "burgermap-tests")
+        logger.logLevel = .error
+        let log = EventLog(store: stores.events, pollInterval: .milliseconds(200), pruneInterval: nil)
+        let app = Application(
+            router: buildRouter(dependencies), server: .guardedHTTP1(limits),
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            services: [
+                TestServiceTask { await log.run() }, TestServiceTask { await dependencies.notifications.run() },
+            ],
+            logger: logger)
+        try await app.test(.live) { client in try await body(try #require(client.port), client, dependencies) }
     }
 
     /// Runs `body` against the router in process (no sockets).

@@ -1,0 +1,166 @@
+import BurgerMapCore
+import Foundation
+import Synchronization
+
+/// The open notification streams of this instance, and the one reader of the event log that
+/// feeds them all: an idle stream costs a buffer and a registry entry, never a database read.
+///
+/// Each `notification.updated` event (from this instance's worker or another's) names a group
+/// and its recipient; when the recipient has streams here, the group is read once and its frame
+/// goes to each of them. A user has at most `perUser` streams (a new one closes the oldest); the
+/// instance at most `total` (then `open` refuses).
+final class NotificationStreams: Sendable {
+    let store: any NotificationStore
+    let events: EventLog
+    let perUser: Int
+    let total: Int
+    let heartbeat: Duration
+    let now: @Sendable () -> Timestamp
+    private let state = Mutex(Registry())
+
+    /// A stream's frames, written as they come; a stream whose client reads too slowly to take
+    /// `bufferedFrames` is ended (its client resumes from its `Last-Event-ID`).
+    static let bufferedFrames = 256
+
+    struct Registry {
+        var byUser: [Int64: [Entry]] = [:]
+        var count = 0
+        var nextID: UInt64 = 0
+    }
+
+    struct Entry {
+        let id: UInt64
+        let continuation: AsyncStream<String>.Continuation
+        let endsAt: Timestamp
+    }
+
+    init(
+        store: any NotificationStore, events: EventLog, perUser: Int, total: Int, heartbeat: Duration,
+        now: @escaping @Sendable () -> Timestamp
+    ) {
+        self.store = store
+        self.events = events
+        self.perUser = perUser
+        self.total = total
+        self.heartbeat = heartbeat
+        self.now = now
+    }
+
+    /// How many streams are open here.
+    var openCount: Int { state.withLock { $0.count } }
+
+    /// Opens a stream for `user` until `endsAt`; `nil` when the instance has `total` open.
+    func open(user: Int64, endsAt: Timestamp) -> (id: UInt64, frames: AsyncStream<String>)? {
+        let (frames, continuation) = AsyncStream.makeStream(
+            of: String.self, bufferingPolicy: .bufferingOldest(Self.bufferedFrames))
+        let opened: (UInt64, Entry?)? = state.withLock { registry in
+            var streams = registry.byUser[user] ?? []
+            var evicted: Entry?
+            if streams.count >= perUser {
+                evicted = streams.removeFirst()
+                registry.count -= 1
+            }
+            guard registry.count < total else {
+                if let evicted { streams.insert(evicted, at: 0) }
+                registry.count += evicted == nil ? 0 : 1
+                return nil
+            }
+            registry.nextID += 1
+            streams.append(Entry(id: registry.nextID, continuation: continuation, endsAt: endsAt))
+            registry.byUser[user] = streams
+            registry.count += 1
+            return (registry.nextID, evicted)
+        }
+        guard let (id, evicted) = opened else { return nil }
+        evicted?.continuation.finish()
+        let user = user
+        continuation.onTermination = { [weak self] _ in self?.close(id: id, user: user) }
+        return (id, frames)
+    }
+
+    /// Forgets a stream (its client went, or it ended).
+    func close(id: UInt64, user: Int64) {
+        state.withLock { registry in
+            guard var streams = registry.byUser[user], let index = streams.firstIndex(where: { $0.id == id }) else {
+                return
+            }
+            streams.remove(at: index)
+            registry.count -= 1
+            registry.byUser[user] = streams.isEmpty ? nil : streams
+        }
+    }
+
+    /// Ends one stream (its frames finish; its answer completes).
+    func end(id: UInt64, user: Int64) {
+        let stream = state.withLock { $0.byUser[user]?.first(where: { $0.id == id }) }
+        stream?.continuation.finish()
+    }
+
+    /// Sends `frame` to each of `user`'s streams; a stream that cannot take it is ended.
+    func send(_ frame: String, to user: Int64) {
+        let streams = state.withLock { $0.byUser[user] ?? [] }
+        for stream in streams {
+            if case .dropped = stream.continuation.yield(frame) { stream.continuation.finish() }
+        }
+    }
+
+    private func hasStreams(_ user: Int64) -> Bool {
+        state.withLock { $0.byUser[user] != nil }
+    }
+
+    /// Reads the event log from its end and sends each changed group to its recipient's
+    /// streams; beats every `heartbeat` and ends the streams whose token expired. Until cancelled.
+    func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.dispatch() }
+            group.addTask { await self.beat() }
+        }
+        // Shutting down: every stream ends, so the server's graceful shutdown need not wait for
+        // answers that never end (clients reconnect to another instance with their Last-Event-ID).
+        let streams = state.withLock { $0.byUser.values.flatMap { $0 } }
+        for stream in streams { stream.continuation.finish() }
+    }
+
+    private func dispatch() async {
+        var start: Int64?
+        while start == nil, !Task.isCancelled {
+            start = try? await events.store.lastEventID()
+            if start == nil { try? await Task.sleep(for: events.pollInterval) }
+        }
+        guard let start else { return }
+        for await recorded in events.subscribe(after: start) {
+            guard recorded.event.kind == .notificationUpdated, let user = recorded.event.details.user,
+                hasStreams(user)
+            else { continue }
+            // A store that fails loses this frame for now; the client finds the group in its list.
+            guard let group = try? await store.notificationGroup(rowID: recorded.event.subject) else { continue }
+            send(Self.frame(group), to: user)
+        }
+    }
+
+    private func beat() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: heartbeat)
+            let time = now()
+            let streams = state.withLock { $0.byUser.values.flatMap { $0 } }
+            for stream in streams {
+                if stream.endsAt <= time {
+                    stream.continuation.finish()
+                } else if case .dropped = stream.continuation.yield(": heartbeat\n\n") {
+                    stream.continuation.finish()
+                }
+            }
+        }
+    }
+
+    /// A group as a Server-Sent Events frame: `event: notification` with the list item, or
+    /// `event: notification_removed` once its entries were all taken back; `id:` is the event of
+    /// the group's last change, where a client that reconnects resumes.
+    static func frame(_ group: NotificationGroup) -> String {
+        if group.count == 0 {
+            return "id: \(group.changedEventID)\nevent: notification_removed\ndata: "
+                + "{\"id\":\(group.latestEventID),\"group_key\":\(EventDetails.jsonString(group.groupKey))}\n\n"
+        }
+        return "id: \(group.changedEventID)\nevent: notification\ndata: \(NotificationView(group: group).json)\n\n"
+    }
+}
