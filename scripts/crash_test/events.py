@@ -54,6 +54,7 @@ MEMBERS = {**dict.fromkeys(("review.created", "review.edited", "review.deleted")
            **dict.fromkeys(("comment.created", "comment.deleted"), {"review", "user"}),
            **dict.fromkeys(("user.followed", "user.unfollowed", "user.avatar_changed"), set())}
 IMPORT = "places.imported"
+NOTIFICATION = "notification.updated"
 FORBIDDEN = ("@", "password", "token")
 
 
@@ -108,6 +109,7 @@ def check_events(model, data_dir, report, when, ledger=None):
     with contextlib.closing(db):
         rows = db.execute("SELECT id, time, kind, actor, subject, payload FROM events ORDER BY id").fetchall()
         distinct, store = db.execute("SELECT count(DISTINCT id) FROM events").fetchone()[0], Store(db)
+        check_notifications(db, rows, bad)
     with model.lock:
         writes = [dict(w, event=None) for w in model.writes]
         reviews = {rid: dict(r) for rid, r in model.reviews.items()}
@@ -120,6 +122,8 @@ def check_events(model, data_dir, report, when, ledger=None):
             load.append(e)
         elif e["kind"] == IMPORT and e["actor"] is None and e["subject"] == 0:
             stats["import events"] += 1
+        elif e["kind"] == NOTIFICATION and e["actor"] is None and set(e["payload"]) == {"user"}:
+            stats["notification events"] += 1
         else:
             bad("phantom events", f"event {e['id']} ({e['kind']}, actor {e['actor']}): the load makes no such write")
     stats["load events"] = len(load)
@@ -129,6 +133,23 @@ def check_events(model, data_dir, report, when, ledger=None):
     if ledger is not None:
         ledger.stats, ledger.kinds = stats, collections.Counter(e["kind"] for e in events)
     return stats
+
+
+def check_notifications(db, rows, bad):
+    """The notification worker's rows after a kill: its progress never passes the last event; each
+    group's count is its entries; each group's last change is an event of its own."""
+    progress = db.execute("SELECT last_event_id FROM notification_progress").fetchone()[0]
+    if rows and progress > rows[-1][0]:
+        bad("notifications", f"the worker's progress {progress} is past the last event {rows[-1][0]}")
+    for group, count, entries in db.execute(
+            "SELECT g.id, g.count, (SELECT count(*) FROM notification_entries WHERE group_id = g.id) "
+            "FROM notification_groups AS g"):
+        if count != entries:
+            bad("notifications", f"group {group} counts {count} but holds {entries} entries")
+    kinds = {row[0]: (row[2], row[4]) for row in rows}
+    for group, changed in db.execute("SELECT id, changed_event_id FROM notification_groups"):
+        if changed in kinds and kinds[changed] != (NOTIFICATION, group):
+            bad("notifications", f"group {group}'s last change {changed} is a {kinds[changed][0]} event")
 
 
 def check_ids(rows, distinct, ledger, bad):

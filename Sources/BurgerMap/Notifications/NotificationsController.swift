@@ -42,7 +42,7 @@ struct NotificationsController {
         let unreadOnly = reader.bool("unread_only")
         var types: Set<NotificationType> = []
         if let names = reader.filter("types") {
-            for name in names.split(separator: ",", omittingEmptySubsequences: false).prefix(16) {
+            for name in names.split(separator: ",", omittingEmptySubsequences: false) {
                 if let type = NotificationType(rawValue: String(name)) {
                     types.insert(type)
                 } else {
@@ -105,6 +105,12 @@ struct NotificationsController {
 
     /// `PUT /v1/me/notification-settings`: changes the switches named, answers all of them.
     func updateSettings(_ request: Request, context: AuthenticatedContext) async throws -> Response {
+        if let contentType = request.headers[.contentType],
+            contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+                != "application/json"
+        {
+            throw Problem(.unsupportedMediaType, .mediaTypeNotSupported, ["expected": "application/json"])
+        }
         let buffer = try await request.body.collect(upTo: 16 * 1024)
         // A plain decoder: type names are the keys, and they must not be converted from snake case.
         guard let body = try? JSONDecoder().decode([String: [String: Bool]].self, from: Data(buffer: buffer)) else {

@@ -21,6 +21,12 @@ struct PushController {
             return Page(items: subscriptions.map(SubscriptionView.init), nextCursor: nil).response(for: request)
         }
         signedIn.post("subscriptions") { request, context in try await subscribe(request, context: context) }
+        signedIn.get("subscriptions/:id") { _, context in
+            let id = try context.parameters.resourceID(.pushSubscriptionNotFound)
+            guard let subscription = try await store.pushSubscriptions(of: context.user.id).first(where: { $0.id == id })
+            else { throw Problem.notFound(.pushSubscriptionNotFound, id: id) }
+            return SubscriptionView(subscription: subscription).response()
+        }
         signedIn.delete("subscriptions/:id") { _, context in
             let id = try context.parameters.resourceID(.pushSubscriptionNotFound)
             guard try await store.deletePushSubscription(id: id, of: context.user.id) else {
@@ -61,7 +67,9 @@ struct PushController {
         let (subscription, created) = try await store.savePushSubscription(
             user: context.user.id, endpoint: body.endpoint, p256dh: Base64URL.encode(point),
             auth: Base64URL.encode(secret), at: .now(), limit: PushLimits.subscriptionsPerUser)
-        return SubscriptionView(subscription: subscription).response(status: created ? .created : .ok)
+        guard created else { return SubscriptionView(subscription: subscription).response() }
+        return SubscriptionView(subscription: subscription).response(
+            status: .created, headers: [.location: "/v1/push/subscriptions/\(subscription.id)"])
     }
 }
 

@@ -28,7 +28,7 @@ struct StreamingController {
         return routes
     }
 
-    /// `POST /v1/streaming/tickets`: `201 {"ticket", "expires_at"}`, a one-use ticket for
+    /// `POST /v1/streaming/tickets`: `200 {"ticket", "expires_at"}`, a one-use ticket for
     /// `GET /v1/streaming?ticket=` (a browser's `EventSource` cannot send a token header). The
     /// stream it opens ends when the access token that asked for it expires.
     func ticket(_ request: Request, context: AuthenticatedContext) async throws -> Response {
@@ -39,7 +39,7 @@ struct StreamingController {
         try await store.createStreamTicket(
             hash: Array(SHA256.hash(data: Data(ticket.utf8))), user: context.user.id, expiresAt: expiresAt,
             streamEndsAt: endsAt)
-        return TicketView(ticket: ticket, expiresAt: expiresAt).response(status: .created)
+        return TicketView(ticket: ticket, expiresAt: expiresAt).response()
     }
 
     /// `GET /v1/streaming`: the caller's notification groups as they change, `text/event-stream`.

@@ -7,9 +7,9 @@ extension ProblemCatalog {
             .japanese: "{field} に不明な通知の種類があります。使える種類: {expected}",
         ],
         .notificationSettingsShape: [
-            .english: "Send {\"list\": {type: true or false, …}, \"push\": {…}}.",
-            .korean: "{\"list\": {유형: true 또는 false, …}, \"push\": {…}} 형식으로 보내 주세요.",
-            .japanese: "{\"list\": {種類: true または false, …}, \"push\": {…}} の形で送ってください。",
+            .english: "Send \"list\" and \"push\" objects that map type names to true or false.",
+            .korean: "유형 이름을 true 또는 false에 대응시키는 \"list\"와 \"push\" 객체를 보내 주세요.",
+            .japanese: "種類の名前を true または false に対応させる \"list\" と \"push\" のオブジェクトを送ってください。",
         ],
         .notificationReadSelection: [
             .english: "Send either up_to_id or group_keys.", .korean: "up_to_id와 group_keys 중 하나만 보내 주세요.",

@@ -11,6 +11,10 @@ public enum PushTexts {
             .english: "{actor} liked your review", .korean: "{actor}님이 리뷰를 좋아합니다",
             .japanese: "{actor}さんがレビューにいいねしました",
         ],
+        "like.two": [
+            .english: "{actor} and 1 other liked your review", .korean: "{actor}님 외 1명이 리뷰를 좋아합니다",
+            .japanese: "{actor}さんほか1人がレビューにいいねしました",
+        ],
         "like.many": [
             .english: "{actor} and {others} others liked your review",
             .korean: "{actor}님 외 {others}명이 리뷰를 좋아합니다",
@@ -21,6 +25,10 @@ public enum PushTexts {
             .english: "{actor} commented: {excerpt}", .korean: "{actor}님의 댓글: {excerpt}",
             .japanese: "{actor}さんのコメント: {excerpt}",
         ],
+        "comment.two": [
+            .english: "{actor} and 1 other commented: {excerpt}", .korean: "{actor}님 외 1명의 댓글: {excerpt}",
+            .japanese: "{actor}さんほか1人のコメント: {excerpt}",
+        ],
         "comment.many": [
             .english: "{actor} and {others} others commented: {excerpt}",
             .korean: "{actor}님 외 {others}명의 댓글: {excerpt}",
@@ -30,6 +38,10 @@ public enum PushTexts {
         "follow.one": [
             .english: "{actor} followed you", .korean: "{actor}님이 회원님을 팔로우합니다",
             .japanese: "{actor}さんがあなたをフォローしました",
+        ],
+        "follow.two": [
+            .english: "{actor} and 1 other followed you", .korean: "{actor}님 외 1명이 회원님을 팔로우합니다",
+            .japanese: "{actor}さんほか1人があなたをフォローしました",
         ],
         "follow.many": [
             .english: "{actor} and {others} others followed you",
@@ -71,7 +83,8 @@ public enum PushTexts {
         case .moderation:
             let isReport = group.review == nil && group.comment == nil
             switch (group.decision, isReport) {
-            case ("dismissed", _): body = text("moderation.dismissed")
+            // A report whose content stays (dismissed, or restored after all) changed nothing.
+            case ("dismissed", _), ("restored", true): body = text("moderation.dismissed")
             case (_, true): body = text("moderation.report")
             case ("restored", _): body = text("moderation.restored")
             default: body = text("moderation.hidden")
@@ -80,7 +93,8 @@ public enum PushTexts {
             body = fill(text("review_by_followed.one"), group)
         default:
             let others = max(group.count - 1, 0)
-            body = fill(text("\(group.type.rawValue).\(others == 0 ? "one" : "many")"), group)
+            let form = others == 0 ? "one" : others == 1 ? "two" : "many"
+            body = fill(text("\(group.type.rawValue).\(form)"), group)
         }
         return (title, body)
     }

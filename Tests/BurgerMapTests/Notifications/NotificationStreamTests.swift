@@ -106,8 +106,11 @@ struct NotificationStreamTests {
         var limits = ConnectionLimits()
         limits.idleTimeout = .milliseconds(500)
         try await environment.withRunningService(limits: limits) { port, client, _ in
+            // One request on the test client's connection, which the short idle timeout closes
+            // (slow bcrypt under load would close it between two); Bob is made by the store.
             let alice = try await client.member("alice")
-            let bob = try await client.member("bob")
+            let bob = try await environment.stores.accounts.createUser(
+                email: "bob@example.com", passwordHash: "-", nickname: "bob", at: .now())
             let stream = try await EventStreamClient.open(port: port, token: alice.token)
             let started = ContinuousClock.now
             var beats = 0

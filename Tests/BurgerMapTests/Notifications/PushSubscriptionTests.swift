@@ -73,6 +73,7 @@ struct PushSubscriptionTests {
                     language: "ko-KR,ko;q=0.9")
                 #expect(created.status == .created)
                 let subscription = try json(created)
+                #expect(created.headers[.location] == "/v1/push/subscriptions/\(subscription["id"] as? NSNumber ?? 0)")
                 #expect(subscription["endpoint"] as? String == endpoint)
                 let again = try await client.send(
                     .post, "/v1/push/subscriptions", json: ["endpoint": endpoint, "keys": keys], token: alice.token,

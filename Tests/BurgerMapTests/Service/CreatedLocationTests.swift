@@ -1,5 +1,6 @@
 import BurgerMap
 import BurgerMapCore
+import Crypto
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
@@ -88,6 +89,23 @@ struct CreatedLocationTests {
                 client, commentAnswer, prefix: "/v1/comments", fields: ["text", "review_id", "created_at"],
                 created: comment)
             walked.insert("POST /v1/reviews/{id}/comments")
+
+            // A push subscription is its owner's alone: read back with the same token.
+            let browser = Crypto.P256.KeyAgreement.PrivateKey().publicKey.x963Representation
+            let subscribed = try await client.send(
+                .post, "/v1/push/subscriptions",
+                json: [
+                    "endpoint": "https://fcm.googleapis.com/fcm/send/location-test",
+                    "keys": ["p256dh": Base64URL.encode(browser), "auth": Base64URL.encode([UInt8](repeating: 1, count: 16))],
+                ], token: token)
+            #expect(subscribed.status == .created)
+            let subscription = try json(subscribed)
+            let location = try #require(subscribed.headers[.location])
+            #expect(location == "/v1/push/subscriptions/\(subscription["id"] as? NSNumber ?? 0)")
+            let fetched = try json(try await client.send(.get, location, token: token))
+            #expect(fetched["endpoint"] as? String == subscription["endpoint"] as? String)
+            #expect(try await client.send(.get, location).status == .unauthorized)
+            walked.insert("POST /v1/push/subscriptions")
 
             #expect(walked == (try await Self.documentedCreations(client)))
 
