@@ -115,7 +115,10 @@ struct NotificationBench: AsyncParsableCommand {
         let user: Int64 = 1
         let middle = Int64(count / 2)
         let cases: [(String, @Sendable () async throws -> Int)] = [
-            ("first page (20)", { try await store.notifications(for: user, filter: .init(), before: nil, limit: 21).count }),
+            (
+                "first page (20)",
+                { try await store.notifications(for: user, filter: .init(), before: nil, limit: 21).count }
+            ),
             (
                 "page in the middle (20)",
                 { try await store.notifications(for: user, filter: .init(), before: middle, limit: 21).count }
@@ -129,7 +132,10 @@ struct NotificationBench: AsyncParsableCommand {
             ),
             (
                 "types=follow, first page",
-                { try await store.notifications(for: user, filter: .init(types: [.follow]), before: nil, limit: 21).count }
+                {
+                    try await store.notifications(for: user, filter: .init(types: [.follow]), before: nil, limit: 21)
+                        .count
+                }
             ),
             (
                 "unread count (capped at 1,000)",

@@ -45,13 +45,12 @@ struct PostgresNotificationBatch {
                         object: review, review: review, time: time))
             }
         case .retract(let recipient, let type, let actor, let object):
-            try await forget(
-                """
-                DELETE FROM notification_entries AS e USING notification_groups AS g
-                WHERE g.id = e.group_id AND e.actor_id = \(actor) AND e.object_id = \(object)
-                    AND g.user_id = \(recipient) AND g.type = \(type.rawValue) AND NOT g.read AND g.count > 0
-                RETURNING e.group_id
-                """)
+            var groups: [Int64] = []
+            try await connection.forEachRow(
+                Self.retractQuery(recipient: recipient, type: type, actor: actor, object: object),
+                preparedAs: RetractText.self, logger: logger
+            ) { row in groups.append(try row.decode(Int64.self)) }
+            for group in groups.sorted() { touch(group, added: false) }
         case .forgetReview(let review):
             // Every entry of the review's groups; the CTE's delete runs though nothing reads it.
             try await forget(
@@ -101,8 +100,35 @@ struct PostgresNotificationBatch {
     /// content is still there and visible; it joins the recipient's open group of its key, or
     /// opens one.
     private mutating func add(_ entry: NotificationEntry) async throws {
-        let checks = try await connection.query(
-            """
+        var joined: Int64?
+        try await connection.forEachRow(
+            Self.addQuery(entry, seq: nextSequence(entry.time)), preparedAs: AddText.self, logger: logger
+        ) { row in joined = try row.decode(Int64.self) }
+        if let joined { touch(joined, added: true) }
+    }
+
+    // An entry and an unlike are one prepared statement each: a burst of likes is applied in
+    // one batch, and with two statements per entry, each planned anew, the worker cost the like
+    // throughput a sixth (scripts/bench-likes, PostgreSQL).
+    enum AddText: PreparedText {
+        static let name = "burgermap_notification_add"
+        static let text = addQuery(representative, seq: 0)
+    }
+    enum RetractText: PreparedText {
+        static let name = "burgermap_notification_retract"
+        static let text = retractQuery(recipient: 0, type: .like, actor: 0, object: 0)
+    }
+    static let representative = NotificationEntry(
+        recipient: 0, type: .like, groupKey: "", actor: 0, object: 0, review: 0, comment: 0, decision: "",
+        time: Timestamp(milliseconds: 0))
+
+    /// The entry, when the recipient lists the type, no block stands between the two and the
+    /// content is there and visible: into the recipient's open group of its key (counted, unless
+    /// it was there already), or into a new group that holds it at once (count 1, its time and
+    /// comment the entry's; a statement cannot update a row it inserts). Answers the group.
+    static func addQuery(_ entry: NotificationEntry, seq: Int64) -> PostgresQuery {
+        """
+        WITH checked AS (
             SELECT (coalesce(
                         (SELECT list_mask FROM notification_settings WHERE user_id = \(entry.recipient)),
                         \(NotificationType.defaultMask)) & \(entry.type.bit)) <> 0
@@ -117,52 +143,53 @@ struct PostgresNotificationBatch {
                     (\(entry.review)::bigint IS NULL
                         OR EXISTS (SELECT 1 FROM reviews WHERE id = \(entry.review)::bigint AND hidden_at IS NULL))
                     AND (\(entry.comment)::bigint IS NULL
-                        OR EXISTS (SELECT 1 FROM comments WHERE id = \(entry.comment)::bigint AND hidden_at IS NULL)))),
+                        OR EXISTS (
+                            SELECT 1 FROM comments WHERE id = \(entry.comment)::bigint AND hidden_at IS NULL))))
+                    AS allowed,
                 (SELECT id FROM notification_groups
                  WHERE user_id = \(entry.recipient) AND group_key = \(entry.groupKey) AND NOT read AND count > 0)
-            """, logger: logger)
-        var passes = false
-        var open: Int64?
-        for try await (allowed, group) in checks.decode((Bool, Int64?).self) { (passes, open) = (allowed, group) }
-        guard passes else { return }
-        let seq = nextSequence(entry.time)
-        let added: PostgresRowSequence
-        if let open {
-            added = try await connection.query(
-                """
-                WITH entry AS (
-                    INSERT INTO notification_entries (group_id, actor_id, object_id, seq)
-                    VALUES (\(open), \(entry.actor ?? 0), \(entry.object), \(seq))
-                    ON CONFLICT DO NOTHING RETURNING group_id
-                )
-                UPDATE notification_groups
-                SET count = count + 1, latest_at = \(entry.time.milliseconds),
-                    comment_id = coalesce(\(entry.comment)::bigint, comment_id)
-                WHERE id IN (SELECT group_id FROM entry) RETURNING id
-                """, logger: logger)
-        } else {
-            // A new group holds its first entry at once (its count 1, its time and comment the
-            // entry's): the group and the entry in one statement, which cannot update the row
-            // it inserts.
-            added = try await connection.query(
-                """
-                WITH opened AS (
-                    INSERT INTO notification_groups (
-                        user_id, type, group_key, latest_event_id, changed_event_id, count, latest_at, review_id,
-                        comment_id, decision)
-                    VALUES (
-                        \(entry.recipient), \(entry.type.rawValue), \(entry.groupKey), 0, 0, 1,
-                        \(entry.time.milliseconds), \(entry.review)::bigint, \(entry.comment)::bigint,
-                        \(entry.decision)::text)
-                    RETURNING id
-                )
-                INSERT INTO notification_entries (group_id, actor_id, object_id, seq)
-                SELECT id, \(entry.actor ?? 0), \(entry.object), \(seq) FROM opened RETURNING group_id
-                """, logger: logger)
-        }
-        var joined: Int64?
-        for try await group in added.decode(Int64.self) { joined = group }
-        if let joined { touch(joined, added: true) }
+                    AS open
+        ), opened AS (
+            INSERT INTO notification_groups (
+                user_id, type, group_key, latest_event_id, changed_event_id, count, latest_at, review_id,
+                comment_id, decision)
+            SELECT \(entry.recipient), \(entry.type.rawValue), \(entry.groupKey), 0, 0, 1,
+                \(entry.time.milliseconds), \(entry.review)::bigint, \(entry.comment)::bigint,
+                \(entry.decision)::text
+            FROM checked WHERE allowed AND open IS NULL
+            RETURNING id
+        ), target AS (
+            SELECT open AS id FROM checked WHERE allowed AND open IS NOT NULL
+            UNION ALL SELECT id FROM opened
+        ), entry AS (
+            INSERT INTO notification_entries (group_id, actor_id, object_id, seq)
+            SELECT id, \(entry.actor ?? 0), \(entry.object), \(seq) FROM target
+            ON CONFLICT DO NOTHING RETURNING group_id
+        ), counted AS (
+            UPDATE notification_groups
+            SET count = count + 1, latest_at = \(entry.time.milliseconds),
+                comment_id = coalesce(\(entry.comment)::bigint, comment_id)
+            WHERE id IN (SELECT group_id FROM entry) AND id NOT IN (SELECT id FROM opened)
+        )
+        SELECT group_id FROM entry
+        """
+    }
+
+    /// Takes the actor's entry on `object` out of the recipient's open groups of `type` and
+    /// counts them down; answers the groups.
+    static func retractQuery(recipient: Int64, type: NotificationType, actor: Int64, object: Int64) -> PostgresQuery {
+        """
+        WITH gone AS (
+            DELETE FROM notification_entries AS e USING notification_groups AS g
+            WHERE g.id = e.group_id AND e.actor_id = \(actor) AND e.object_id = \(object)
+                AND g.user_id = \(recipient) AND g.type = \(type.rawValue) AND NOT g.read AND g.count > 0
+            RETURNING e.group_id
+        )
+        UPDATE notification_groups AS g SET count = g.count - d.entries
+        FROM (SELECT group_id, count(*) AS entries FROM gone GROUP BY group_id) AS d
+        WHERE g.id = d.group_id
+        RETURNING g.id
+        """
     }
 
     /// The groups' counts from their entries, and a comment group's latest comment (ties of

@@ -48,7 +48,8 @@ public final class NotificationServices: Sendable {
         self.vapid = vapid
         policy = PushEndpointPolicy(
             extraHosts: configuration.pushEndpointHosts, allowHTTP: configuration.pushAllowsHTTP)
-        worker = NotificationWorker(store: stores.notifications, events: events)
+        let pushSignal = EventSignal()
+        worker = NotificationWorker(store: stores.notifications, events: events, applied: { pushSignal.ring() })
         streams = NotificationStreams(
             store: stores.notifications, events: events, perUser: configuration.streamsPerUser,
             total: configuration.maxStreams, heartbeat: configuration.heartbeat, now: now)
@@ -57,7 +58,7 @@ public final class NotificationServices: Sendable {
             sender: PushSender(
                 client: PushSender.sharedClient, vapid: vapid, subject: configuration.vapidSubject,
                 timeout: configuration.pushTimeout),
-            signal: stores.events.eventSignal, retryBase: configuration.pushRetryBase, now: now,
+            signal: pushSignal, retryBase: configuration.pushRetryBase, now: now,
             logger: Logger(label: "burgermap.push"))
         languages = NotificationLanguages(store: stores.notifications)
     }

@@ -23,7 +23,8 @@ struct PushController {
         signedIn.post("subscriptions") { request, context in try await subscribe(request, context: context) }
         signedIn.get("subscriptions/:id") { _, context in
             let id = try context.parameters.resourceID(.pushSubscriptionNotFound)
-            guard let subscription = try await store.pushSubscriptions(of: context.user.id).first(where: { $0.id == id })
+            guard
+                let subscription = try await store.pushSubscriptions(of: context.user.id).first(where: { $0.id == id })
             else { throw Problem.notFound(.pushSubscriptionNotFound, id: id) }
             return SubscriptionView(subscription: subscription).response()
         }

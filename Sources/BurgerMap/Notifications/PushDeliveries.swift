@@ -38,12 +38,24 @@ final class PushDeliveries: Sendable {
         self.logger = logger
     }
 
-    /// Runs until cancelled, woken by writes' rings (and the event log's poll).
+    /// Runs until cancelled, woken when this instance's worker made notifications, and every
+    /// second (retries falling due, deliveries another instance's worker made). Not by every
+    /// write: looking for due deliveries on each like cost the like throughput a read each.
     func run() async {
-        var rings = signal.rings().makeAsyncIterator()
-        while !Task.isCancelled {
-            if await deliverDue() > 0 { continue }
-            guard await rings.next() != nil else { return }
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(1))
+                    self.signal.ring()
+                }
+            }
+            group.addTask {
+                var rings = self.signal.rings().makeAsyncIterator()
+                while !Task.isCancelled {
+                    if await self.deliverDue() > 0 { continue }
+                    guard await rings.next() != nil else { return }
+                }
+            }
         }
     }
 

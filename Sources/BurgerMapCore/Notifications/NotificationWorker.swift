@@ -6,48 +6,73 @@
 public final class NotificationWorker: Sendable {
     let store: any NotificationStore
     let events: EventLog
+    /// How long the worker lets writes gather after a wake-up before it reads them: one
+    /// transaction then takes a burst of likes instead of one each. Measured with
+    /// scripts/bench-likes (50 likers): applying each like at once cost a fifth of the like
+    /// throughput on both engines (0.78× on SQLite, 0.72× on PostgreSQL); one batch per 10 ms
+    /// at most keeps a like's notification well inside the 50 ms a stream's frame may take.
+    let gathering: Duration
+    /// The least time between two batches while writes keep coming: under load a batch then
+    /// takes 50 ms of likes (about a hundred at the measured rates) in one transaction; a quiet
+    /// service's write still waits only `gathering`.
+    let busyInterval: Duration
+    /// Called after each batch that changed something (the push deliveries look for work then).
+    let applied: @Sendable () -> Void
 
-    public init(store: any NotificationStore, events: EventLog) {
+    public init(
+        store: any NotificationStore, events: EventLog, gathering: Duration = .milliseconds(10),
+        busyInterval: Duration = .milliseconds(50), applied: @escaping @Sendable () -> Void = {}
+    ) {
         self.store = store
         self.events = events
+        self.gathering = gathering
+        self.busyInterval = busyInterval
+        self.applied = applied
+    }
+
+    /// Where the worker stands: the events it has read through (`read`), and the progress the
+    /// store holds (`stored`, never ahead of `read`: events that changed nothing are passed
+    /// in memory only, and stored with the next batch that changes something).
+    public struct Position: Sendable, Equatable {
+        public var read: Int64
+        public var stored: Int64
     }
 
     /// Runs until cancelled; a database that fails is tried again at the next wake-up.
     public func run() async {
         var rings = events.store.eventSignal.rings().makeAsyncIterator()
-        var applied: Int64?
+        var position: Position?
         var lastPrune = ContinuousClock.now
         while !Task.isCancelled {
             do {
-                var progress = applied ?? 0
-                if applied == nil { progress = try await store.notificationProgress() }
-                applied = progress
-                if try await step(after: progress, applied: &applied) { continue }
+                if position == nil {
+                    let stored = try await store.notificationProgress()
+                    position = Position(read: stored, stored: stored)
+                }
+                if try await step(&position!) {
+                    // Under a stream of writes, one batch per `busyInterval` at most.
+                    try? await Task.sleep(for: busyInterval)
+                    continue
+                }
                 if ContinuousClock.now - lastPrune > .seconds(60) {
                     lastPrune = .now
                     try await pruneEmptied()
                 }
             } catch {
-                applied = nil
+                position = nil
             }
-            // Nothing new (or a failure): wait for a write's ring; EventLog's poll rings too.
+            // Nothing new (or a failure): wait for a write's ring (EventLog's poll rings too),
+            // then let the burst it belongs to gather.
             guard await rings.next() != nil else { return }
+            try? await Task.sleep(for: gathering)
         }
     }
 
-    /// Applies the next page of events, if any; answers whether there was one. Events that
-    /// change nothing move the progress only with the next batch that does (or never, which
-    /// costs a re-read after a restart and nothing else).
+    /// Applies the events after `position.read` (a page at a time, until one changes
+    /// something), if any; answers whether there were any.
     @discardableResult
-    public func step(after progress: Int64, applied: inout Int64?) async throws -> Bool {
-        // The stored progress may lag the in-memory one (events that changed nothing), never
-        // lead it but when another instance applied further: then read on from there.
-        let stored = try await store.notificationProgress()
-        if stored > progress {
-            applied = stored
-            return true
-        }
-        var last = progress
+    public func step(_ position: inout Position) async throws -> Bool {
+        var last = position.read
         var changes: [NotificationChange] = []
         repeat {
             let page = try await events.store.events(after: last, limit: EventLog.pageSize)
@@ -55,21 +80,25 @@ public final class NotificationWorker: Sendable {
             for recorded in page { changes += NotificationRules.changes(for: recorded) }
             last = pageLast
         } while changes.isEmpty
-        guard last > progress else { return false }
+        guard last > position.read else { return false }
         if changes.isEmpty {
-            applied = last
-        } else if try await store.applyNotifications(changes, after: stored, through: last) {
-            applied = last
+            position.read = last
+        } else if try await store.applyNotifications(changes, after: position.stored, through: last) {
+            position = Position(read: last, stored: last)
+            applied()
         } else {
-            applied = try await store.notificationProgress()
+            // Another instance applied these events first: read on from its progress.
+            let stored = try await store.notificationProgress()
+            position = Position(read: stored, stored: stored)
         }
         return true
     }
 
     /// Applies every event written so far, without waiting for a wake-up.
     public func catchUp() async throws {
-        var applied: Int64? = try await store.notificationProgress()
-        while let progress = applied, try await step(after: progress, applied: &applied) {}
+        let stored = try await store.notificationProgress()
+        var position = Position(read: stored, stored: stored)
+        while try await step(&position) {}
     }
 
     /// Emptied groups are kept while a stream could resume before them, then deleted.

@@ -115,40 +115,36 @@ extension AppDatabase: NotificationStore {
     /// An entry, when the recipient lists the type, no block stands between the two and the
     /// content is still there and visible.
     private static func add(_ entry: NotificationEntry, to batch: inout NotificationBatch, in db: Database) throws {
-        let mask =
-            try Int.fetchOne(
-                db, sql: "SELECT list_mask FROM notification_settings WHERE user_id = ?", arguments: [entry.recipient])
-            ?? NotificationType.defaultMask
-        guard mask & entry.type.bit != 0, try userExists(db, id: entry.recipient) else { return }
-        if let actor = entry.actor {
-            guard try userExists(db, id: actor) else { return }
-            let blocked = try Bool.fetchOne(
-                db,
-                sql: """
-                    SELECT 1 FROM blocks WHERE (blocker_id = ?1 AND blocked_id = ?2) OR (blocker_id = ?2 AND blocked_id = ?1)
-                    """, arguments: [entry.recipient, actor])
-            guard blocked != true else { return }
+        // Every check in one statement: a burst of likes is applied in one transaction, and
+        // each statement of each entry counts against the writes it shares SQLite with.
+        let checkedContent = entry.type != .moderation
+        guard
+            let row = try Row.fetchOne(
+                db.cachedStatement(
+                    sql: """
+                        SELECT coalesce((SELECT list_mask FROM notification_settings WHERE user_id = ?1), ?2),
+                            EXISTS (SELECT 1 FROM users WHERE id = ?1),
+                            ?3 IS NULL OR EXISTS (SELECT 1 FROM users WHERE id = ?3),
+                            ?3 IS NOT NULL AND EXISTS (
+                                SELECT 1 FROM blocks
+                                WHERE (blocker_id = ?1 AND blocked_id = ?3) OR (blocker_id = ?3 AND blocked_id = ?1)),
+                            ?4 IS NULL OR EXISTS (SELECT 1 FROM reviews WHERE id = ?4 AND hidden_at IS NULL),
+                            ?5 IS NULL OR EXISTS (SELECT 1 FROM comments WHERE id = ?5 AND hidden_at IS NULL),
+                            (SELECT id FROM notification_groups
+                             WHERE user_id = ?1 AND group_key = ?6 AND read = 0 AND count > 0)
+                        """),
+                arguments: [
+                    entry.recipient, NotificationType.defaultMask, entry.actor, checkedContent ? entry.review : nil,
+                    checkedContent ? entry.comment : nil, entry.groupKey,
+                ])
+        else { return }
+        let mask: Int = row[0]
+        let (recipientExists, actorExists, blocked): (Bool, Bool, Bool) = (row[1], row[2], row[3])
+        let (reviewVisible, commentVisible): (Bool, Bool) = (row[4], row[5])
+        guard mask & entry.type.bit != 0, recipientExists, actorExists, !blocked, reviewVisible, commentVisible else {
+            return
         }
-        if entry.type != .moderation {
-            if let review = entry.review {
-                guard
-                    try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM reviews WHERE id = ? AND hidden_at IS NULL", arguments: [review])
-                        == true
-                else { return }
-            }
-            if let comment = entry.comment {
-                guard
-                    try Bool.fetchOne(
-                        db, sql: "SELECT 1 FROM comments WHERE id = ? AND hidden_at IS NULL", arguments: [comment])
-                        == true
-                else { return }
-            }
-        }
-        let open = try Int64.fetchOne(
-            db,
-            sql: "SELECT id FROM notification_groups WHERE user_id = ? AND group_key = ? AND read = 0 AND count > 0",
-            arguments: [entry.recipient, entry.groupKey])
+        let open: Int64? = row[6]
         let group: Int64
         if let open {
             group = open
@@ -166,15 +162,16 @@ extension AppDatabase: NotificationStore {
                 ])
             group = db.lastInsertedRowID
         }
-        try db.execute(
-            sql: "INSERT OR IGNORE INTO notification_entries (group_id, actor_id, object_id, seq) VALUES (?, ?, ?, ?)",
-            arguments: [group, entry.actor ?? 0, entry.object, batch.nextSequence(entry.time)])
+        try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO notification_entries (group_id, actor_id, object_id, seq) VALUES (?, ?, ?, ?)"
+        ).execute(arguments: [group, entry.actor ?? 0, entry.object, batch.nextSequence(entry.time)])
         guard db.changesCount == 1 else { return }
-        try db.execute(
+        try db.cachedStatement(
             sql: """
                 UPDATE notification_groups SET count = count + 1, latest_at = ?, comment_id = coalesce(?, comment_id)
                 WHERE id = ?
-                """, arguments: [entry.time.milliseconds, entry.comment, group])
+                """
+        ).execute(arguments: [entry.time.milliseconds, entry.comment, group])
         batch.touch(group, added: true)
     }
 

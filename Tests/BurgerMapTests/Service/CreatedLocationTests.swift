@@ -96,7 +96,9 @@ struct CreatedLocationTests {
                 .post, "/v1/push/subscriptions",
                 json: [
                     "endpoint": "https://fcm.googleapis.com/fcm/send/location-test",
-                    "keys": ["p256dh": Base64URL.encode(browser), "auth": Base64URL.encode([UInt8](repeating: 1, count: 16))],
+                    "keys": [
+                        "p256dh": Base64URL.encode(browser), "auth": Base64URL.encode([UInt8](repeating: 1, count: 16)),
+                    ],
                 ], token: token)
             #expect(subscribed.status == .created)
             let subscription = try json(subscribed)
