@@ -36,7 +36,7 @@ class Server:
         self.port = free_port()
         os.makedirs(folder, exist_ok=True)
         args = [binary, "serve", "--port", str(self.port), "--data-dir", folder, "--access-log", "off",
-                "--write-limit", "reaction=100000000/60", "--max-connections", "20000"]
+                "--write-limit", "reaction=100000000/60", "--write-limit", "review=100000000/60"]
         if database:
             args += ["--database", database]
         environment = dict(os.environ, BURGERMAP_SECRET=SECRET, BURGERMAP_JWT_SECRET=JWT_SECRET, **(env or {}))
@@ -101,8 +101,9 @@ def read_review_frames(response):
 
 
 def latency(write_port, stream_port, likes, label):
-    author, _ = member(write_port, f"author{write_port}")
-    liker, _ = member(write_port, f"liker{write_port}")
+    tag = f"{write_port}x{stream_port}"
+    author, _ = member(write_port, f"author{tag}")
+    liker, _ = member(write_port, f"liker{tag}")
     status, place = call(write_port, "POST", "/v1/places", {"name": "Latency Burger", "lat": 37.5, "lng": 127.0}, author)
     reviews = []
     for index in range(likes):
@@ -162,6 +163,25 @@ async def hold_streams(port, tokens, opened):
     await asyncio.gather(*(one(token) for token in tokens), return_exceptions=True)
 
 
+async def hold_idle_connections(port, count, opened):
+    """Opens `count` keep-alive connections that each ask for /health once, then stay idle (a
+    baseline: what a connection costs the server without a stream)."""
+    connecting = asyncio.Semaphore(200)
+    writers = []
+
+    async def one():
+        async with connecting:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.write(b"GET /health HTTP/1.1\r\nHost: bench\r\n\r\n")
+            await writer.drain()
+            await reader.readuntil(b"\r\n\r\n")
+            writers.append(writer)
+            opened.append(1)
+        await reader.read(4096)
+
+    await asyncio.gather(*(one() for _ in range(count)), return_exceptions=True)
+
+
 def wrk_p99(port, seconds=10):
     output = subprocess.run(["wrk", "-t2", "-c50", f"-d{seconds}s", "--latency", f"http://127.0.0.1:{port}/health"],
                             capture_output=True, text=True).stdout
@@ -169,6 +189,29 @@ def wrk_p99(port, seconds=10):
     value, unit = float(match.group(1)), match.group(2)
     requests = re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)
     return value / 1000 if unit == "us" else value * 1000 if unit == "s" else value, float(requests)
+
+
+def idle_connections(binary, folder, count):
+    """The baseline of the RSS figure: a fresh server with as many idle keep-alive connections
+    (no stream), measured before its idle timeout (30 s) closes them."""
+    server = Server(binary, folder)
+    try:
+        call(server.port, "GET", "/health")
+        rss_before = server.rss_mb()
+        loop = asyncio.new_event_loop()
+        opened = []
+        holder = loop.create_task(hold_idle_connections(server.port, count, opened))
+        deadline = time.time() + 25
+        while len(opened) < count and time.time() < deadline and not holder.done():
+            loop.run_until_complete(asyncio.sleep(0.2))
+        loop.run_until_complete(asyncio.sleep(1))
+        rss_after = server.rss_mb()
+        print(f"  baseline: {len(opened)} idle keep-alive connections, no stream: RSS {rss_before:.0f} MB -> "
+              f"{rss_after:.0f} MB, growth {rss_after - rss_before:.0f} MB "
+              f"({(rss_after - rss_before) * 1024 / max(len(opened), 1):.1f} KB each)")
+        holder.cancel()
+    finally:
+        server.stop()
 
 
 def idle_streams(binary, folder, streams):
@@ -205,6 +248,7 @@ def idle_streams(binary, folder, streams):
         print(f"  GET /health p99 beside streams  {after_p99:7.2f} ms ({after_rps:,.0f}/s)")
         print(f"  server RSS {rss_before:.0f} MB -> {rss_after:.0f} MB: growth {rss_after - rss_before:.0f} MB "
               f"({(rss_after - rss_before) * 1024 / streams:.1f} KB a stream)")
+
         holder.cancel()
     finally:
         server.stop()
@@ -235,6 +279,7 @@ def main():
             server.stop()
     print(f"== {options.streams} idle streams")
     idle_streams(options.binary, f"{options.tmp}/streams", options.streams)
+    idle_connections(options.binary, f"{options.tmp}/idle", options.streams)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ public final class NotificationWorker: Sendable {
     /// takes 50 ms of likes (about a hundred at the measured rates) in one transaction; a quiet
     /// service's write still waits only `gathering`.
     let busyInterval: Duration
+    /// The events of one batch from which the worker takes the service to be busy.
+    static let busyBatch = 16
     /// Called after each batch that changed something (the push deliveries look for work then).
     let applied: @Sendable () -> Void
 
@@ -49,9 +51,11 @@ public final class NotificationWorker: Sendable {
                     let stored = try await store.notificationProgress()
                     position = Position(read: stored, stored: stored)
                 }
-                if try await step(&position!) {
-                    // Under a stream of writes, one batch per `busyInterval` at most.
-                    try? await Task.sleep(for: busyInterval)
+                let read = try await step(&position!)
+                if read > 0 {
+                    // Under a stream of writes (a batch of many events), one batch per
+                    // `busyInterval` at most; after a quiet write, only `gathering`.
+                    try? await Task.sleep(for: read >= Self.busyBatch ? busyInterval : gathering)
                     continue
                 }
                 if ContinuousClock.now - lastPrune > .seconds(60) {
@@ -69,18 +73,20 @@ public final class NotificationWorker: Sendable {
     }
 
     /// Applies the events after `position.read` (a page at a time, until one changes
-    /// something), if any; answers whether there were any.
+    /// something), if any; answers how many events it read.
     @discardableResult
-    public func step(_ position: inout Position) async throws -> Bool {
+    public func step(_ position: inout Position) async throws -> Int {
         var last = position.read
+        var read = 0
         var changes: [NotificationChange] = []
         repeat {
             let page = try await events.store.events(after: last, limit: EventLog.pageSize)
             guard let pageLast = page.last?.id else { break }
             for recorded in page { changes += NotificationRules.changes(for: recorded) }
             last = pageLast
+            read += page.count
         } while changes.isEmpty
-        guard last > position.read else { return false }
+        guard last > position.read else { return 0 }
         if changes.isEmpty {
             position.read = last
         } else if try await store.applyNotifications(changes, after: position.stored, through: last) {
@@ -91,14 +97,14 @@ public final class NotificationWorker: Sendable {
             let stored = try await store.notificationProgress()
             position = Position(read: stored, stored: stored)
         }
-        return true
+        return read
     }
 
     /// Applies every event written so far, without waiting for a wake-up.
     public func catchUp() async throws {
         let stored = try await store.notificationProgress()
         var position = Position(read: stored, stored: stored)
-        while try await step(&position) {}
+        while try await step(&position) > 0 {}
     }
 
     /// Emptied groups are kept while a stream could resume before them, then deleted.
