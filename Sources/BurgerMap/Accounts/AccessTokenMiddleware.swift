@@ -21,15 +21,12 @@ struct AccessTokenMiddleware: RouterMiddleware {
         guard let authorization = request.headers[.authorization] else {
             return try await next(request, context)
         }
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let token = Request.bearerToken(authorization) else {
             throw Problem(.unauthorized, .authorizationNotBearer, headers: [.wwwAuthenticate: "Bearer"])
         }
         let invalid = Problem(
             .unauthorized, .accessTokenInvalid, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
-        switch try await TokenIdentity(
-            parts[1].trimmingCharacters(in: .whitespaces), tokens: tokens, accounts: accounts)
-        {
+        switch try await TokenIdentity(token, tokens: tokens, accounts: accounts) {
         case .expired:
             throw Problem(
                 .tokenExpired, .accessTokenExpired,
@@ -79,5 +76,17 @@ extension RouteCollection where Context == AppRequestContext {
     /// get an `AuthenticatedContext` (a request without a valid token is `401` before they run).
     func signedIn(_ authentication: AccessTokenMiddleware) -> RouterGroup<AuthenticatedContext> {
         group().add(middleware: authentication).group(context: AuthenticatedContext.self)
+    }
+}
+
+extension Request {
+    /// The token of an `Authorization: Bearer` header, if it has one.
+    var bearerToken: String? { headers[.authorization].flatMap(Self.bearerToken) }
+
+    /// The token of an `Authorization` value of the Bearer scheme (case-insensitive).
+    static func bearerToken(_ authorization: String) -> String? {
+        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 }

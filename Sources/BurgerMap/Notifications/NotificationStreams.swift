@@ -55,20 +55,14 @@ final class NotificationStreams: Sendable {
             of: String.self, bufferingPolicy: .bufferingOldest(Self.bufferedFrames))
         let opened: (UInt64, Entry?)? = state.withLock { registry in
             var streams = registry.byUser[user] ?? []
-            var evicted: Entry?
-            if streams.count >= perUser {
-                evicted = streams.removeFirst()
-                registry.count -= 1
-            }
-            guard registry.count < total else {
-                if let evicted { streams.insert(evicted, at: 0) }
-                registry.count += evicted == nil ? 0 : 1
-                return nil
-            }
+            // A user's fifth stream takes the place of the oldest: the total stays the same.
+            let replaces = streams.count >= perUser
+            guard replaces || registry.count < total else { return nil }
+            let evicted = replaces ? streams.removeFirst() : nil
+            if !replaces { registry.count += 1 }
             registry.nextID += 1
             streams.append(Entry(id: registry.nextID, continuation: continuation, endsAt: endsAt))
             registry.byUser[user] = streams
-            registry.count += 1
             return (registry.nextID, evicted)
         }
         guard let (id, evicted) = opened else { return nil }

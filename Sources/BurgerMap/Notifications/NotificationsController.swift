@@ -1,5 +1,6 @@
 import BurgerMapCore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Synchronization
 
@@ -170,9 +171,13 @@ struct NotificationPage {
     var nextCursor: String?
     var unreadCount: Int
 
+    /// The contract's page (`Page`) with `unread_count` after `next_cursor`, and its `Link`.
     func response(for request: Request) -> Response {
-        var response = Page(items: items, nextCursor: nextCursor).response(for: request)
-        // The page's JSON with one more member: written again rather than spliced.
+        var headers: HTTPFields = [:]
+        if let nextCursor {
+            headers[HTTPField.Name("Link")!] = Page<NotificationView>.nextLink(
+                path: request.uri.path, query: request.uri.query, cursor: nextCursor)
+        }
         var writer = JSONWriter(capacity: 512 + items.count * 400)
         writer.object { writer in
             writer.key("items")
@@ -182,9 +187,7 @@ struct NotificationPage {
             writer.key("unread_count")
             writer.value(unreadCount)
         }
-        let headers = response.headers
-        response = writer.response(headers: headers.filter { $0.name != .contentType && $0.name != .contentLength })
-        return response
+        return writer.response(headers: headers)
     }
 }
 

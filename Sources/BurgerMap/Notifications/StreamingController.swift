@@ -34,7 +34,7 @@ struct StreamingController {
     func ticket(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let token = request.bearerToken ?? ""
         let endsAt = await tokens.expiry(of: token).map(Timestamp.init(date:)) ?? Timestamp.now()
-        let ticket = SymmetricKey(size: .bits256).withUnsafeBytes { CursorCodec.base64URL($0) }
+        let ticket = SymmetricKey(size: .bits256).withUnsafeBytes { Base64URL.encode($0) }
         let expiresAt = Timestamp(milliseconds: Timestamp.now().milliseconds + Self.ticketLifetime)
         try await store.createStreamTicket(
             hash: Array(SHA256.hash(data: Data(ticket.utf8))), user: context.user.id, expiresAt: expiresAt,
@@ -139,15 +139,5 @@ struct TicketView: JSONWritable {
             writer.key("expires_at")
             writer.value(expiresAt)
         }
-    }
-}
-
-extension Request {
-    /// The token of an `Authorization: Bearer` header.
-    var bearerToken: String? {
-        guard let authorization = headers[.authorization] else { return nil }
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 }
