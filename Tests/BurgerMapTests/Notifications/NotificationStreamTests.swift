@@ -1,8 +1,9 @@
-import BurgerMap
 import BurgerMapCore
 import Foundation
 import HummingbirdTesting
 import Testing
+
+@testable import BurgerMap
 
 @Suite("Notifications: the live stream (Server-Sent Events)", .timeLimit(.minutes(10)))
 struct NotificationStreamTests {
@@ -105,13 +106,16 @@ struct NotificationStreamTests {
         environment.notifications.heartbeat = .milliseconds(100)
         var limits = ConnectionLimits()
         limits.idleTimeout = .milliseconds(500)
-        try await environment.withRunningService(limits: limits) { port, client, _ in
-            // One request on the test client's connection, which the short idle timeout closes
-            // (slow bcrypt under load would close it between two); Bob is made by the store.
-            let alice = try await client.member("alice")
+        try await environment.withRunningService(limits: limits) { port, _, dependencies in
+            // No request on the test client's connection, which the short idle timeout closes
+            // (under load, before its first request): the users by the store, the token by the
+            // service's own signer.
+            let alice = try await environment.stores.accounts.createUser(
+                email: "alice@example.com", passwordHash: "-", nickname: "alice", at: .now())
             let bob = try await environment.stores.accounts.createUser(
                 email: "bob@example.com", passwordHash: "-", nickname: "bob", at: .now())
-            let stream = try await EventStreamClient.open(port: port, token: alice.token)
+            let token = try await dependencies.accounts.accessTokens.issue(for: alice.id)
+            let stream = try await EventStreamClient.open(port: port, token: token)
             let started = ContinuousClock.now
             var beats = 0
             while ContinuousClock.now - started < .milliseconds(1_200) {
@@ -119,8 +123,6 @@ struct NotificationStreamTests {
                 if event.comment == "heartbeat" { beats += 1 }
             }
             #expect(beats >= 5)
-            // (Written through the store: the test client's own keep-alive connection has
-            // meanwhile been closed by the same idle timeout, as it should.)
             _ = try await environment.stores.social.setFollow(true, follower: bob.id, followee: alice.id, at: .now())
             #expect(try #require(try await stream.nextEvent()).event == "notification")
             await stream.close()
