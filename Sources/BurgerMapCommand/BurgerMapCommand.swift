@@ -83,6 +83,7 @@ struct Serve: AsyncParsableCommand {
     var lslpReviewProducts = LSLPSettings.defaultReviewProducts.joined(separator: ",")
     @OptionGroup var storage: StorageOptions
     @OptionGroup var notifications: NotificationOptions
+    @OptionGroup var tiles: TileOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -183,6 +184,7 @@ struct Serve: AsyncParsableCommand {
         configuration.eventRetention = .seconds(eventRetention)
         configuration.logsEvents = logEvents
         notifications.apply(to: &configuration.notifications)
+        tiles.apply(to: &configuration.tiles)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

@@ -196,6 +196,10 @@ extension PostgresImportRun {
     /// texts whose bytes differ count as the same when their NFC forms are equal (`normalize`,
     /// evaluated only for the rare fields whose bytes differ). A place matched by name keeps its
     /// source and id; one matched by id has them already.
+    ///
+    /// A moved place's old cell (of the finest tile zoom) goes to `places_import_moved`: its old
+    /// map tiles changed too, and the import's event names them. `before` is the same table in
+    /// the statement's snapshot, the one way an UPDATE sees the values it replaces.
     func updateMatches(named: Int, duplicates: Int) async throws -> Int {
         let assignments = Self.fields.map { "\($0) = s.\($0)" }.joined(separator: ", ")
         // The cell follows lat and lng.
@@ -215,9 +219,12 @@ extension PostgresImportRun {
                 """
                 WITH u AS (
                     UPDATE places AS p SET \(assignments), updated_at = $2
-                    FROM places_import_stage AS s
+                    FROM places_import_stage AS s, places AS before
                     WHERE p.source = $1 AND p.external_id = s.external_id \(notDuplicate) AND (\(differs))
-                    RETURNING 1
+                        AND before.id = p.id
+                    RETURNING CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
+                ), m AS (
+                    \(Self.keepMoved)
                 )
                 SELECT count(*) FROM u
                 """)
@@ -227,15 +234,23 @@ extension PostgresImportRun {
                 """
                 WITH u AS (
                     UPDATE places AS p SET \(assignments), updated_at = $2
-                    FROM places_import_named AS n JOIN places_import_stage AS s ON s.pos = n.pos
-                    WHERE p.id = n.place_id AND (\(differs))
-                    RETURNING 1
+                    FROM places_import_named AS n JOIN places_import_stage AS s ON s.pos = n.pos, places AS before
+                    WHERE p.id = n.place_id AND (\(differs)) AND before.id = p.id
+                    RETURNING CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
+                ), m AS (
+                    \(Self.keepMoved)
                 )
                 SELECT count(*) FROM u
                 """)
         }
         return updated
     }
+
+    /// Keeps the moved places' old cells of `updateMatches`' `u` (at the finest tile zoom).
+    static let keepMoved = """
+        INSERT INTO places_import_moved SELECT DISTINCT moved >> \(2 * (PlaceCells.keyLevel - PlaceBatchFacts.finestCellLevel))
+        FROM u WHERE moved IS NOT NULL
+        """
 
     /// The count a statement of this file answers, with the import's source as $1 and its time
     /// as $2 (bound; either may go unused).

@@ -68,8 +68,10 @@ extension PostgresEngine {
 
 extension PostgresPlaceImportSink {
     /// The import's one event: the places it inserted or changed (their `updated_at` is the
-    /// import's time), counted and boxed by one aggregate, and listed when at most
-    /// `EventDetails.maximumPlaceIDs`.
+    /// import's time), counted and boxed by one aggregate, listed when at most
+    /// `EventDetails.maximumPlaceIDs`, and their cells with the old cells of moved places
+    /// (`places_import_moved`, absent on a first load) at the finest level that stays within
+    /// `EventDetails.maximumCells`: 20, else 12, else 6 (4,096 cells in all).
     static func recordImport(source: String, time: Int64, on connection: PostgresConnection, logger: Logger)
         async throws
     {
@@ -92,10 +94,34 @@ extension PostgresPlaceImportSink {
             }
             ids = found
         }
+        var moved = false
+        for try await exists in try await connection.query(
+            "SELECT to_regclass('pg_temp.places_import_moved') IS NOT NULL", logger: logger
+        ).decode(Bool.self) {
+            moved = exists
+        }
+        var cells: [Int64] = []
+        var level = PlaceBatchFacts.finestCellLevel
+        for candidate in [PlaceBatchFacts.finestCellLevel, 12, 6] {
+            level = candidate
+            let shift = Int64(2 * (PlaceCells.keyLevel - candidate))
+            let finest = Int64(2 * (PlaceCells.keyLevel - PlaceBatchFacts.finestCellLevel))
+            let old = moved ? " UNION SELECT cell >> \(shift - finest) FROM places_import_moved" : ""
+            let query: PostgresQuery = """
+                SELECT cell >> \(unescaped: String(shift)) FROM places WHERE source = \(source) AND updated_at = \(time)
+                \(unescaped: old) LIMIT \(unescaped: String(EventDetails.maximumCells + 1))
+                """
+            cells = []
+            for try await cell in try await connection.query(query, logger: logger).decode(Int64.self) {
+                cells.append(cell)
+            }
+            if cells.count <= EventDetails.maximumCells { break }
+        }
         let event = DomainEvent(
             .placesImported, actor: nil, subject: 0,
             details: EventDetails(
-                source: source, count: Int(box.count), bounds: [west, south, east, north], places: ids))
+                source: source, count: Int(box.count), bounds: [west, south, east, north], places: ids,
+                cells: cells.sorted(), cellLevel: level))
         try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: connection, logger: logger)
     }
 }
@@ -152,6 +178,7 @@ struct PostgresImportRun {
             """)
         try await copyRows(into: "places_import_stage", columns: Self.stageColumns) { position, _ in position }
         try await execute("CREATE TEMPORARY TABLE places_import_named (pos BIGINT, place_id BIGINT) ON COMMIT DROP")
+        try await execute("CREATE TEMPORARY TABLE places_import_moved (cell BIGINT) ON COMMIT DROP")
         let named = rowsWithoutID > 0 ? try await settleNameMatches() : 0
         if named > 0 { try await execute("ANALYZE places_import_named") }
         let (duplicates, duplicateSkips) =

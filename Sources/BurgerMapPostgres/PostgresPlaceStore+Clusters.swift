@@ -14,26 +14,43 @@ extension PostgresPlaceStore {
             // track unless told to ignore them, and the statement costs about 0.1 ms (JIT off at
             // connection start instead, builds alternating on one server: within the noise).
             try await connection.query("SET LOCAL jit = off", logger: logger)
-            let cells = PostgresPlaceCells(connection: connection, logger: logger)
             var builder = ClusterBuilder(query)
-            while let need = builder.need {
-                switch need {
-                case .rows(let level, let ids):
-                    builder.receive(
-                        rows: try await cells.rows(
-                            level: level, runs: PlaceCells.runs(ids), reviewedOnly: query.reviewedOnly))
-                case .members(let ranges, let reviewedOnly):
-                    builder.receive(
-                        members: try await cells.members(in: ranges, reviewedOnly: reviewedOnly, within: query))
-                case .places(let ids):
-                    builder.receive(
-                        places: try await Self.places(
-                            connection.query(
-                                "SELECT \(unescaped: Self.columns) FROM places WHERE id = ANY(\(ids))", logger: logger))
-                    )
-                }
-            }
+            try await answer(&builder, on: connection)
             return builder.result
+        }
+    }
+
+    /// A vector tile's clusters and single places, from one snapshot.
+    public func tile(_ query: TileQuery) async throws -> TileContent {
+        try await client.readOnlySnapshot(logger: logger) { connection in
+            try await connection.query("SET LOCAL jit = off", logger: logger)
+            var builder = TileBuilder(query)
+            try await answer(&builder, on: connection)
+            return builder.result
+        }
+    }
+
+    /// Answers what a cluster or tile builder asks until it asks nothing more.
+    func answer<Builder: CellReadingBuilder>(_ builder: inout Builder, on connection: PostgresConnection)
+        async throws
+    {
+        let cells = PostgresPlaceCells(connection: connection, logger: logger)
+        let reviewedOnly = builder.reviewedOnly
+        while let need = builder.need {
+            switch need {
+            case .rows(let level, let ids):
+                builder.receive(
+                    rows: try await cells.rows(level: level, runs: PlaceCells.runs(ids), reviewedOnly: reviewedOnly))
+            case .members(let ranges, let reviewedOnly):
+                builder.receive(
+                    members: try await cells.members(in: ranges, reviewedOnly: reviewedOnly, within: builder.membersBox)
+                )
+            case .places(let ids):
+                builder.receive(
+                    places: try await Self.places(
+                        connection.query(
+                            "SELECT \(unescaped: Self.columns) FROM places WHERE id = ANY(\(ids))", logger: logger)))
+            }
         }
     }
 }

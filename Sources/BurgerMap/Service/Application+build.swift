@@ -56,6 +56,8 @@ public struct ServiceConfiguration: Sendable {
     public var searchScans: CoreBudget?
     /// Streams, push and their limits.
     public var notifications = NotificationConfiguration()
+    /// The vector tiles' cache and `Cache-Control`.
+    public var tiles = TileConfiguration()
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -95,10 +97,12 @@ public struct ServiceDependencies: Sendable {
     public var events: EventLog
     /// The notification worker, streams and push deliveries.
     public var notifications: NotificationServices
+    /// The vector tiles' cache and the invalidator that keeps it exact.
+    public var tiles: TileServices
 
     public init(
         stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
-        events: EventLog, notifications: NotificationServices
+        events: EventLog, notifications: NotificationServices, tiles: TileServices
     ) {
         self.stores = stores
         self.secret = secret
@@ -106,6 +110,7 @@ public struct ServiceDependencies: Sendable {
         self.media = media
         self.events = events
         self.notifications = notifications
+        self.tiles = tiles
     }
 }
 
@@ -220,6 +225,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
     router.addNotificationRoutes(dependencies, cursors: cursors, authentication: authentication)
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
+    router.addRoutes(
+        TilesController(store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.trustedProxies)
+            .endpoints)
     if let lslp = dependencies.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
     }
@@ -253,9 +261,10 @@ public func buildDependencies(
     let notifications = try NotificationServices(
         configuration.notifications, stores: stores, events: events, dataDirectory: configuration.dataDirectory,
         sharedSecret: configuration.secret, now: configuration.clock)
+    let tiles = await TileServices(configuration.tiles, events: events, places: stores.places)
     var dependencies = ServiceDependencies(
         stores: stores, secret: secret, accounts: accounts, media: media, events: events,
-        notifications: notifications)
+        notifications: notifications, tiles: tiles)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
@@ -291,6 +300,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
         services: [
             EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
             NotificationService(services: dependencies.notifications),
+            TileService(tiles: dependencies.tiles),
         ],
         logger: logger)
 }

@@ -85,13 +85,27 @@ public struct EventDetails: Sendable, Equatable, Codable {
     /// The places of a batch, when at most `EventDetails.maximumPlaceIDs` (else only `bounds`).
     public var places: [Int64]?
 
+    /// The cells of `cellLevel` that the places lie in (before and after a move): what a map
+    /// tile cache forgets. Level 20 (the tiles of the finest zoom) unless a batch spans more
+    /// than `maximumCells` of them, then the finest level where it spans fewer.
+    public var cells: [Int64]?
+    /// The level of `cells`.
+    public var cellLevel: Int?
+
     /// The most place ids an import event lists; a larger batch names its bounds only.
     public static let maximumPlaceIDs = 1_000
+    /// The most cells an event lists.
+    public static let maximumCells = 4_096
+
+    enum CodingKeys: String, CodingKey {
+        case place, review, user, report, decision, source, count, bounds, places, cells
+        case cellLevel = "cell_level"
+    }
 
     public init(
         place: Int64? = nil, review: Int64? = nil, user: Int64? = nil, report: Int64? = nil,
         decision: String? = nil, source: String? = nil, count: Int? = nil, bounds: [Double]? = nil,
-        places: [Int64]? = nil
+        places: [Int64]? = nil, cells: [Int64]? = nil, cellLevel: Int? = nil
     ) {
         self.place = place
         self.review = review
@@ -102,6 +116,8 @@ public struct EventDetails: Sendable, Equatable, Codable {
         self.count = count
         self.bounds = bounds
         self.places = places
+        self.cells = cells
+        self.cellLevel = cellLevel
     }
 
     /// The payload column's text: compact JSON with only the members set, in key order. Written
@@ -113,6 +129,8 @@ public struct EventDetails: Sendable, Equatable, Codable {
             if let value { members.append("\"\(key)\":\(value)") }
         }
         add("bounds", bounds.map { "[" + $0.map { "\($0)" }.joined(separator: ",") + "]" })
+        add("cell_level", cellLevel.map { "\($0)" })
+        add("cells", cells.map { "[" + $0.map { "\($0)" }.joined(separator: ",") + "]" })
         add("count", count.map { "\($0)" })
         add("decision", decision.map(Self.quoted))
         add("place", place.map { "\($0)" })
@@ -183,6 +201,12 @@ public struct PlaceBatchFacts: Sendable {
     fileprivate var south = Double.infinity
     fileprivate var east = -Double.infinity
     fileprivate var north = -Double.infinity
+    /// The cells of `cellLevel` the places lie in.
+    public private(set) var cells: Set<Int64> = []
+    public private(set) var cellLevel = PlaceBatchFacts.finestCellLevel
+
+    /// The level of the cells an event names while few: the tiles of the finest zoom.
+    public static let finestCellLevel = 20
 
     public init() {}
 
@@ -190,10 +214,41 @@ public struct PlaceBatchFacts: Sendable {
     public mutating func add(id: Int64, lat: Double, lng: Double) {
         count += 1
         if ids.count <= EventDetails.maximumPlaceIDs { ids.append(id) }
+        widen(lat: lat, lng: lng)
+    }
+
+    /// Widens the box and the cells to a position without counting a place (a moved place's
+    /// old position).
+    public mutating func widen(lat: Double, lng: Double) {
         west = min(west, lng)
         east = max(east, lng)
         south = min(south, lat)
         north = max(north, lat)
+        add(cell: PlaceCells.cell(of: PlaceCells.key(lat: lat, lng: lng), at: cellLevel), at: cellLevel)
+    }
+
+    /// Names a cell of `level` (at most `finestCellLevel`): the cells become coarser whenever
+    /// they would outnumber `EventDetails.maximumCells`.
+    public mutating func add(cell: Int64, at level: Int) {
+        if level < cellLevel { coarsen(to: level) }
+        cells.insert(cell >> Int64(2 * (level - cellLevel)))
+        while cells.count > EventDetails.maximumCells { coarsen(to: cellLevel - 2) }
+    }
+
+    private mutating func coarsen(to level: Int) {
+        let shift = Int64(2 * (cellLevel - level))
+        cells = Set(cells.map { $0 >> shift })
+        cellLevel = level
+    }
+
+    /// Widens the box and the cells to another batch's positions (not its count or ids).
+    public mutating func widen(with other: PlaceBatchFacts) {
+        guard other.count > 0 || !other.cells.isEmpty else { return }
+        west = min(west, other.west)
+        east = max(east, other.east)
+        south = min(south, other.south)
+        north = max(north, other.north)
+        for cell in other.cells { add(cell: cell, at: other.cellLevel) }
     }
 
     /// The batch's event; `nil` when it changed nothing.
@@ -203,7 +258,8 @@ public struct PlaceBatchFacts: Sendable {
             kind, actor: nil, subject: 0,
             details: EventDetails(
                 source: source, count: count, bounds: bounds,
-                places: ids.count <= EventDetails.maximumPlaceIDs ? ids : nil))
+                places: ids.count <= EventDetails.maximumPlaceIDs ? ids : nil, cells: cells.sorted(),
+                cellLevel: cellLevel))
     }
 }
 
@@ -215,7 +271,9 @@ extension DomainEvent {
     {
         var facts = PlaceBatchFacts()
         for position in positions { facts.add(id: id, lat: position.lat, lng: position.lng) }
-        return DomainEvent(kind, actor: actor, subject: id, details: EventDetails(bounds: facts.bounds))
+        return DomainEvent(
+            kind, actor: actor, subject: id,
+            details: EventDetails(bounds: facts.bounds, cells: facts.cells.sorted(), cellLevel: facts.cellLevel))
     }
 }
 

@@ -160,6 +160,8 @@ public protocol PlaceStore: Sendable {
     func placesInViewport(_ query: ViewportQuery) async throws -> ViewportResult
     /// The places inside a box grouped into the Web Mercator cells of a zoom, counted exactly.
     func clusters(_ query: ClusterQuery) async throws -> ClusterResult
+    /// A vector tile's clusters and single places (`TileBuilder`'s rule), from one snapshot.
+    func tile(_ query: TileQuery) async throws -> TileContent
     /// Places whose folded name or address contains the query's folded text, ranked (exact
     /// name, name prefix, name substring, address only; within a rank by distance from the
     /// point, else most-reviewed first; then id), one page after the query's key.

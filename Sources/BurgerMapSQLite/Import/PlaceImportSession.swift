@@ -130,7 +130,7 @@ struct PlaceImportSession {
         try writer.update(id: match, with: draft, at: time)
         facts.add(id: match, lat: draft.lat, lng: draft.lng)
         if moved {
-            movedFrom.add(id: match, lat: stored.lat, lng: stored.lng)
+            movedFrom.widen(lat: stored.lat, lng: stored.lng)
             movedEntries.append(RTreeBulkLoader.Entry(id: match, x: draft.lng, y: draft.lat))
             try cellsChanged(match, before: before)
         }
@@ -192,11 +192,9 @@ struct PlaceImportSession {
     /// their box with the old positions of moved ones, their ids while few); `nil` when it wrote
     /// no place.
     var event: DomainEvent? {
-        guard var event = facts.event(.placesImported, source: source) else { return nil }
-        if let new = event.details.bounds, let old = movedFrom.event(.placesImported, source: source)?.details.bounds {
-            event.details.bounds = [min(new[0], old[0]), min(new[1], old[1]), max(new[2], old[2]), max(new[3], old[3])]
-        }
-        return event
+        var all = facts
+        all.widen(with: movedFrom)
+        return all.event(.placesImported, source: source)
     }
 
     /// Adds the new and moved entries to the spatial index and puts SpatiaLite's triggers back.

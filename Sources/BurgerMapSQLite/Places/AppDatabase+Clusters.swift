@@ -11,6 +11,23 @@ extension AppDatabase {
 
     static func clusters(_ db: Database, _ query: ClusterQuery) throws -> ClusterResult {
         var builder = ClusterBuilder(query)
+        try answer(&builder, db)
+        return builder.result
+    }
+
+    /// A vector tile's clusters and single places, from one read snapshot.
+    public func tile(_ query: TileQuery) async throws -> TileContent {
+        try await measured("tile") {
+            try await pool.read { db in
+                var builder = TileBuilder(query)
+                try Self.answer(&builder, db)
+                return builder.result
+            }
+        }
+    }
+
+    /// Answers what a cluster or tile builder asks until it asks nothing more.
+    static func answer<Builder: CellReadingBuilder>(_ builder: inout Builder, _ db: Database) throws {
         while let need = builder.need {
             switch need {
             case .rows(let level, let cells):
@@ -21,7 +38,6 @@ extension AppDatabase {
                 builder.receive(places: Array(try places(db, ids: ids).values))
             }
         }
-        return builder.result
     }
 }
 

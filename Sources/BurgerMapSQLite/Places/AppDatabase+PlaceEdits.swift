@@ -20,10 +20,8 @@ extension AppDatabase {
                 try cells.maintain(placeID: id, before: before)
                 // The old and the new position: a map tile of either changed.
                 try self.recordEvent(
-                    DomainEvent(
-                        .placeEdited, actor: userID, subject: id,
-                        details: EventDetails(
-                            bounds: Self.placeBounds((stored.lat, stored.lng), (edited.lat, edited.lng)))),
+                    .place(
+                        .placeEdited, id: id, by: userID, at: [(stored.lat, stored.lng), (edited.lat, edited.lng)]),
                     at: time, in: db)
                 return .done(try Self.places(db, ids: [id])[id]!)
             }
@@ -45,21 +43,10 @@ extension AppDatabase {
                 try db.execute(sql: "DELETE FROM places WHERE id = ?", arguments: [id])
                 try cells.maintain(placeID: id, before: before)
                 try self.recordEvent(
-                    DomainEvent(
-                        .placeRemoved, actor: userID, subject: id,
-                        details: EventDetails(bounds: Self.placeBounds((row[2], row[3])))),
-                    at: .now(), in: db)
+                    .place(.placeRemoved, id: id, by: userID, at: [(row[2], row[3])]), at: .now(), in: db)
                 return .deleted
             }
         }
-    }
-
-    /// The box `[west, south, east, north]` of places' positions, as place events carry it.
-    static func placeBounds(_ points: (lat: Double, lng: Double)...) -> [Double] {
-        [
-            points.map(\.lng).min()!, points.map(\.lat).min()!, points.map(\.lng).max()!,
-            points.map(\.lat).max()!,
-        ]
     }
 
     /// The creator of a place: `.some(nil)` for an imported place, `nil` when there is no place.

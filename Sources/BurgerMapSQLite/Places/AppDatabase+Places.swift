@@ -251,10 +251,7 @@ extension AppDatabase: PlaceStore {
                 try db.execute(sql: "UPDATE places SET created_by = ? WHERE id = ?", arguments: [userID, newID])
                 try PlaceCellsTable(db).maintain(placeID: newID, before: nil)
                 try self.recordEvent(
-                    DomainEvent(
-                        .placeCreated, actor: userID, subject: newID,
-                        details: EventDetails(bounds: Self.placeBounds((draft.lat, draft.lng)))),
-                    at: time, in: db)
+                    .place(.placeCreated, id: newID, by: userID, at: [(draft.lat, draft.lng)]), at: time, in: db)
                 return (try Self.places(db, ids: [newID])[newID]!, true)
             }
         }
