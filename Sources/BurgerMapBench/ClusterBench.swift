@@ -24,7 +24,7 @@ struct ClusterBench: AsyncParsableCommand {
     var only: String?
 
     func run() async throws {
-        let database = try await openClusterBenchDatabase()
+        let database = try await Self.openDatabase(places: places, dataDir: dataDir)
         guard engines else { return try await measure([("sqlite", database)], rebuild: [database.rebuildPlaceCells]) }
         try await withBenchPostgres(copying: database, count: places) { engine in
             try await measure(
@@ -34,8 +34,8 @@ struct ClusterBench: AsyncParsableCommand {
     }
 
     /// The dense half from the nearby benchmark's generator, the world half drawn here (seeded),
-    /// each imported as `burgermap import` does.
-    private func openClusterBenchDatabase() async throws -> AppDatabase {
+    /// each imported as `burgermap import` does (shared with the tile benchmark).
+    static func openDatabase(places: Int, dataDir: String) async throws -> AppDatabase {
         let folder = URL(fileURLWithPath: dataDir).appendingPathComponent("places-\(places)")
         let database = try AppDatabase(dataDirectory: folder)
         let stored = try await database.benchmarkRead { db in

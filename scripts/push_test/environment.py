@@ -12,9 +12,10 @@ VENV = os.path.join(ROOT, ".build", "push-test")
 PINS = {"http_ece": "1.2.1", "cryptography": "50.0.2"}
 
 
-def in_virtual_environment(script: str):
-    """Runs `script` (the caller's own path) again in .build/push-test with the pinned packages
-    (made when missing); returns at once when already running there."""
+def in_virtual_environment(script: str, venv: str = VENV, pins: dict = PINS):
+    """Runs `script` (the caller's own path) again in `venv` (.build/push-test) with the pinned
+    packages (made when missing); returns at once when already running there."""
+    VENV, PINS = venv, pins  # noqa: N806  (the defaults' names, for the lines below)
     python = os.path.join(VENV, "bin", "python")
     if os.path.realpath(sys.prefix) == os.path.realpath(VENV):
         return

@@ -142,7 +142,7 @@ extension TileContent {
     /// The tile's MVT bytes: a `clusters` layer (`count`, `expansion_zoom` when the places ever
     /// split, at their mean position) and a `places` layer (`id`, `name`, `category`,
     /// `rating_avg` when reviewed, `review_count`); empty when the tile holds no place.
-    var vectorTile: [UInt8] {
+    package var vectorTile: [UInt8] {
         let address = query.address
         var clusterLayer = VectorTileLayer(name: "clusters")
         for cluster in clusters {
