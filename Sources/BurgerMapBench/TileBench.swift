@@ -23,9 +23,14 @@ struct TileBench: AsyncParsableCommand {
     @Option(help: "Folder of the cluster benchmark's database (kept between runs).") var dataDir = "bench-data/clusters"
     @Flag(help: "Also PostgreSQL and PostGIS's ST_AsMVT (BURGERMAP_TEST_DATABASE_URL, as scripts/postgres sets it).")
     var engines = false
-    @Option(help: "Only these contenders (sqlite, postgres, postgis, postgis-cells; comma-separated), for profiling.")
+    @Option(
+        help:
+            "Only these contenders (sqlite, postgres, postgis, postgis-cells, select-1; comma-separated), for profiling."
+    )
     var only: String?
     @Option(help: "How many times each zoom's tiles are measured (more for a profile).") var rounds = 1
+    @Flag(help: "Print PostgreSQL's plans of the PostGIS statements for the first tile of zooms 0 and 14.")
+    var explain = false
 
     func run() async throws {
         let database = try await ClusterBench.openDatabase(places: places, dataDir: dataDir)
@@ -47,8 +52,20 @@ struct TileBench: AsyncParsableCommand {
                         return TileOutput(bytes: content.vectorTile, count: content.count)
                     },
                     TileContender(name: "postgis") { TileOutput(bytes: try await baseline.plain(address: $0)) },
-                    TileContender(name: "postgis-cells") { TileOutput(bytes: try await baseline.withCells(address: $0)) },
+                    TileContender(name: "postgis-cells") {
+                        TileOutput(bytes: try await baseline.withCells(address: $0))
+                    },
+                    // What one statement costs the client before any work: the floor of each
+                    // statement that a tile's read takes.
+                    TileContender(name: "select-1", checked: false) { _ in
+                        try await baseline.selectOne()
+                        return TileOutput(bytes: [])
+                    },
                 ])
+            if explain {
+                let tiles = try await Self.randomTiles(database, zooms: [0, 14], count: 1)
+                try await baseline.explain(tiles[0]![0], tiles[14]![0])
+            }
         }
     }
 
@@ -64,9 +81,17 @@ struct TileBench: AsyncParsableCommand {
         print(
             "places: \(places); \(tiles) tiles per zoom under random places (seeded), each built by every contender "
                 + "in turn (the first one rotating); \(rounds) round(s); ms: median (p90)")
+        // Ours on PostgreSQL against each PostGIS form, when both were measured.
+        let names = contenders.map(\.name)
+        let ratios = ["postgis", "postgis-cells"].compactMap { baseline -> (String, Int, Int)? in
+            guard let ours = names.firstIndex(of: "postgres"), let other = names.firstIndex(of: baseline) else {
+                return nil
+            }
+            return ("postgres/\(baseline)", ours, other)
+        }
         var header = "zoom  places/tile"
-        for contender in contenders { header += contender.name.leftPadding(22) }
-        if contenders.count >= 3 { header += "  postgres/postgis  postgres/postgis-cells" }
+        for name in names { header += name.leftPadding(22) }
+        for (title, _, _) in ratios { header += title.leftPadding(24) }
         print(header)
         var mismatches: [String] = []
         for z in zoomList {
@@ -92,22 +117,21 @@ struct TileBench: AsyncParsableCommand {
                         if let count = output.count, count != truth {
                             mismatches.append("\(address) \(name): \(count) places, \(truth) stored")
                         }
-                        if features[which] != features[0] {
+                        if contenders[which].checked, features[which] != features[0] {
                             mismatches.append(
                                 "\(address) \(name): features \(features[which]), \(contenders[0].name) \(features[0])")
                         }
                     }
                 }
             }
-            var line = String(z).leftPadding(4) + String(placesInTiles.sorted()[placesInTiles.count / 2]).leftPadding(13)
+            var line =
+                String(z).leftPadding(4) + String(placesInTiles.sorted()[placesInTiles.count / 2]).leftPadding(13)
             for which in contenders.indices {
                 line += String(format: "%10.2f (%6.2f)", median(times[which]), percentile(times[which], 0.9))
                     .leftPadding(22)
             }
-            if contenders.count >= 3 {
-                let ours = median(times[1])
-                line += String(format: "%18.2f", ours / median(times[2]))
-                if contenders.count >= 4 { line += String(format: "%24.2f", ours / median(times[3])) }
+            for (_, ours, other) in ratios {
+                line += String(format: "%24.3f", median(times[ours]) / median(times[other]))
             }
             let sizes = bytes.map { String($0 / max(1, addresses[z]!.count)) }.joined(separator: " / ")
             print(line + "   (bytes: \(sizes); places/tile: median)")
@@ -156,6 +180,8 @@ struct TileOutput: Sendable {
 /// One way of building a tile, timed as a whole.
 struct TileContender: Sendable {
     let name: String
+    /// Whether its features are compared with the first contender's.
+    var checked = true
     let build: @Sendable (TileAddress) async throws -> TileOutput
 }
 
