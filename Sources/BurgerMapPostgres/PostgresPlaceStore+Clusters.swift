@@ -20,16 +20,6 @@ extension PostgresPlaceStore {
         }
     }
 
-    /// A vector tile's clusters and single places, from one snapshot.
-    public func tile(_ query: TileQuery) async throws -> TileContent {
-        try await client.readOnlySnapshot(logger: logger) { connection in
-            try await connection.query("SET LOCAL jit = off", logger: logger)
-            var builder = TileBuilder(query)
-            try await answer(&builder, on: connection)
-            return builder.result
-        }
-    }
-
     /// Answers what a cluster or tile builder asks until it asks nothing more.
     func answer<Builder: CellReadingBuilder>(_ builder: inout Builder, on connection: PostgresConnection)
         async throws
