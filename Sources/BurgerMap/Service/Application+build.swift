@@ -56,6 +56,8 @@ public struct ServiceConfiguration: Sendable {
     public var searchScans: CoreBudget?
     /// Streams, push and their limits.
     public var notifications = NotificationConfiguration()
+    /// The most matches an OGC items page counts exactly (`numberMatched`); tests set less.
+    public var featureMatchBound = FeatureBounds.numberMatched
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -95,6 +97,8 @@ public struct ServiceDependencies: Sendable {
     public var events: EventLog
     /// The notification worker, streams and push deliveries.
     public var notifications: NotificationServices
+    /// The most matches an OGC items page counts exactly (`numberMatched`).
+    public var featureMatchBound = FeatureBounds.numberMatched
 
     public init(
         stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
@@ -219,6 +223,13 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reports.endpoints({ .comment($0) }, missing: .commentNotFound), atPath: "/v1/comments")
     router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
     router.addNotificationRoutes(dependencies, cursors: cursors, authentication: authentication)
+    router.addRoutes(
+        OGCController(
+            places: stores.places, features: stores.features, cursors: cursors,
+            trustedProxies: dependencies.trustedProxies, expensiveReads: dependencies.expensiveReads,
+            matchBound: dependencies.featureMatchBound
+        ).endpoints,
+        atPath: "/ogc")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     if let lslp = dependencies.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
@@ -262,6 +273,7 @@ public func buildDependencies(
     dependencies.lslp = configuration.lslp
     dependencies.writeLimits = configuration.writeLimits
     dependencies.reportRules = configuration.reportRules
+    dependencies.featureMatchBound = configuration.featureMatchBound
     if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
     return dependencies
 }
