@@ -20,6 +20,7 @@ extension PostgresFeatureStore {
         filter.conditions.append(Self.publicReview)
         if let placeID = query.placeID { filter.conditions.append("r.place_id = \(filter.bind(placeID))") }
         if let rating = query.rating { filter.conditions.append("r.rating = \(filter.bind(Int64(rating)))") }
+        filter.add(created: query.created, column: "r.created_at")
         if let box = query.box {
             filter.add(box: box, alias: "p", index: try await isSmall(box))
         }

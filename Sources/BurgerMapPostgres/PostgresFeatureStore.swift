@@ -25,6 +25,12 @@ public struct PostgresFeatureStore: FeatureStore {
             return "$\(binds.count)"
         }
 
+        /// A span of `created_at` (milliseconds; either end may be open).
+        mutating func add(created: TimeRange?, column: String) {
+            if let start = created?.start { conditions.append("\(column) >= \(bind(start))") }
+            if let end = created?.end { conditions.append("\(column) < \(bind(end))") }
+        }
+
         /// The box on the stored position as a plain range filter; with `index`, also the GiST
         /// test on the point, so that the planner reads a small box's candidates from the index
         /// (`places_by_point`: 32-bit boxes rounded outwards, hence the exact test as well).
@@ -89,6 +95,7 @@ public struct PostgresFeatureStore: FeatureStore {
         var filter = Filter()
         if let category = query.category { filter.conditions.append("places.category = \(filter.bind(category))") }
         if let source = query.source { filter.conditions.append("places.source = \(filter.bind(source))") }
+        filter.add(created: query.created, column: "places.created_at")
         if let box = query.box {
             filter.add(box: box, alias: "places", index: try await isSmall(box))
         }

@@ -45,10 +45,47 @@ enum OGCCollection: String, CaseIterable, Sendable {
         }
     }
 
+    /// A property of the collection's features and its JSON Schema type (`format` for a
+    /// date-time; `items` for an array's elements).
+    struct Property: Sendable {
+        var name: StaticString
+        var type: StaticString
+        var format: StaticString? = nil
+        var items: StaticString? = nil
+    }
+
+    /// The properties of a feature, in the order the features write them. A place's `id`
+    /// property (the feature's id again) is left out: GDAL 3.6 adds a field for a first property
+    /// named `id` from the first page and then every property of the schema, so it would have
+    /// two fields of that name.
+    var properties: [Property] {
+        switch self {
+        case .places:
+            [
+                Property(name: "name", type: "string"),
+                Property(name: "lat", type: "number"), Property(name: "lng", type: "number"),
+                Property(name: "address", type: "string"), Property(name: "phone", type: "string"),
+                Property(name: "category", type: "string"), Property(name: "website", type: "string"),
+                Property(name: "source", type: "string"), Property(name: "external_id", type: "string"),
+                Property(name: "review_count", type: "integer"), Property(name: "rating_avg", type: "number"),
+                Property(name: "cover_photo_url", type: "string"),
+                Property(name: "created_at", type: "string", format: "date-time"),
+            ]
+        case .reviews:
+            [
+                Property(name: "place_id", type: "integer"), Property(name: "place_name", type: "string"),
+                Property(name: "rating", type: "integer"), Property(name: "title", type: "string"),
+                Property(name: "excerpt", type: "string"), Property(name: "author_nickname", type: "string"),
+                Property(name: "photo_urls", type: "array", items: "string"),
+                Property(name: "created_at", type: "string", format: "date-time"),
+            ]
+        }
+    }
+
     /// Every query parameter the items route of this collection understands; any other is
     /// `400` (OGC API – Features, /req/core/query-param-unknown).
     var itemParameters: Set<String> {
-        Set(["bbox", "bbox-crs", "limit", "cursor", "f"] + queryables.map { "\($0.name)" })
+        Set(["bbox", "bbox-crs", "datetime", "limit", "cursor", "f"] + queryables.map { "\($0.name)" })
     }
 
     /// The collection named by the route's `collectionId`, or `404 not_found`.

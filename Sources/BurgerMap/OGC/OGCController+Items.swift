@@ -32,8 +32,9 @@ extension OGCController {
     /// `GET /ogc/collections/{collectionId}/items`: one page of features in id order, with
     /// `numberMatched` (when at most `matchBound`), `numberReturned`, `timeStamp` and links (self,
     /// the collection, and `next` with a signed cursor when more follow, also in `Link`).
-    /// `bbox` (CRS84, `west > east` crosses the antimeridian), `limit` (1–10,000) and the
-    /// collection's queryables as equality filters; any other parameter is `400`.
+    /// `bbox` (CRS84, `west > east` crosses the antimeridian), `datetime` (on `created_at`),
+    /// `limit` (1–10,000) and the collection's queryables as equality filters; any other
+    /// parameter is `400`.
     @Sendable func items(_ request: Request, context: AppRequestContext) async throws -> Response {
         let collection = try OGCCollection.named(context.parameters.get("collectionId"))
         var reader = QueryReader(request)
@@ -42,6 +43,11 @@ extension OGCController {
         let format = Self.readFormat(&reader) ?? .geojson
         if let crs = reader.text("bbox-crs"), crs != OGCTerms.crs84 {
             reader.fail("bbox-crs", "unsupported_crs", .bboxCRSUnsupported, ["expected": OGCTerms.crs84])
+        }
+        var created: TimeRange?
+        if let text = reader.text("datetime") {
+            created = OGCDateTime.interval(text)
+            if created == nil { reader.fail("datetime", "malformed", .datetimeMalformed) }
         }
         var placeFilters: (category: String?, source: String?) = (nil, nil)
         var reviewFilters: (placeID: Int64?, rating: Int?) = (nil, nil)
@@ -55,11 +61,13 @@ extension OGCController {
         try reader.validate()
         let box = try reader.text("bbox").map(Self.box)
         // The cursor belongs to this collection, box and filters (a changed `limit` keeps it).
-        let scope = [
-            "ogc", collection.rawValue, box.map { "\($0.west),\($0.south),\($0.east),\($0.north)" } ?? "",
-            placeFilters.category ?? "", placeFilters.source ?? "", reviewFilters.placeID.map(String.init) ?? "",
-            reviewFilters.rating.map(String.init) ?? "",
-        ].joined(separator: "|")
+        func text(_ value: (some CustomStringConvertible)?) -> String { value.map(\.description) ?? "" }
+        let boxText = box.map { "\($0.west),\($0.south),\($0.east),\($0.north)" }
+        let parts: [String] = [
+            "ogc", collection.rawValue, text(boxText), text(placeFilters.category), text(placeFilters.source),
+            text(reviewFilters.placeID), text(reviewFilters.rating), text(created?.start), text(created?.end),
+        ]
+        let scope = parts.joined(separator: "|")
         let cursor = try reader.text("cursor").map { try cursors.decode(FeatureCursor.self, from: $0, scope: scope) }
         let paging = FeaturePaging(
             limit: limit, after: cursor?.after, countsMatches: cursor?.countsMatches ?? true, matchBound: matchBound)
@@ -71,7 +79,8 @@ extension OGCController {
         switch collection {
         case .places:
             let query = PlaceFeatureQuery(
-                box: box, category: placeFilters.category, source: placeFilters.source, paging: paging)
+                box: box, category: placeFilters.category, source: placeFilters.source, created: created,
+                paging: paging)
             let page =
                 query.isFiltered
                 ? try await expensiveReads.run { [features] in try await features.placeFeatures(query) }
@@ -85,7 +94,8 @@ extension OGCController {
             }
         case .reviews:
             let query = ReviewFeatureQuery(
-                box: box, placeID: reviewFilters.placeID, rating: reviewFilters.rating, paging: paging)
+                box: box, placeID: reviewFilters.placeID, rating: reviewFilters.rating, created: created,
+                paging: paging)
             let page =
                 query.isFiltered
                 ? try await expensiveReads.run { [features] in try await features.reviewFeatures(query) }

@@ -27,6 +27,7 @@ struct OGCController {
         routes.get("collections", use: collections)
         routes.get("collections/:collectionId", use: collection)
         routes.get("collections/:collectionId/queryables", use: queryables)
+        routes.get("collections/:collectionId/schema", use: schema)
         routes.get("collections/:collectionId/items", use: items)
         routes.get("collections/:collectionId/items/:featureId", use: item)
         return routes
@@ -139,36 +140,6 @@ struct OGCController {
         collection.write(to: &writer, base: base(request, context))
         return writer.response()
     }
-
-    /// `GET /ogc/collections/{collectionId}/queryables`: the properties that the items route
-    /// filters on, as a JSON Schema (`application/schema+json`).
-    @Sendable func queryables(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let collection = try OGCCollection.named(context.parameters.get("collectionId"))
-        var reader = QueryReader(request)
-        _ = Self.readFormat(&reader)
-        try reader.validate()
-        let base = base(request, context)
-        var writer = JSONWriter(capacity: 1024)
-        writer.object { writer in
-            writer.key("$schema")
-            writer.value("https://json-schema.org/draft/2020-12/schema")
-            writer.key("$id")
-            writer.value(base + "/ogc/collections/\(collection.rawValue)/queryables")
-            writer.key("type")
-            writer.value("object")
-            writer.key("title")
-            writer.value(collection.title)
-            writer.key("properties")
-            writer.object { writer in
-                for queryable in collection.queryables { queryable.write(to: &writer) }
-            }
-            writer.key("additionalProperties")
-            writer.value(false)
-        }
-        var response = writer.response()
-        response.headers[.contentType] = OGCTerms.schemaType
-        return response
-    }
 }
 
 /// The `f` query parameter of the OGC routes.
@@ -214,27 +185,11 @@ extension OGCCollection {
                 writer.link(
                     path + "/queryables", rel: OGCTerms.queryablesRel, type: OGCTerms.schemaType,
                     title: "The properties to filter \(rawValue) on")
-            }
-        }
-    }
-}
-
-extension OGCCollection.Queryable {
-    /// `"name": {"title": …, "type": …, "minimum": …, "maximum": …}`.
-    func write(to writer: inout JSONWriter) {
-        writer.key(name)
-        writer.object { writer in
-            writer.key("title")
-            writer.value("\(title)")
-            writer.key("type")
-            writer.value("\(type)")
-            if let range {
-                writer.key("minimum")
-                writer.value(range.lowerBound)
-                if range.upperBound < Int.max {
-                    writer.key("maximum")
-                    writer.value(range.upperBound)
-                }
+                // Relation types compare case-insensitively (RFC 8288); GDAL 3.6 looks for this
+                // spelling only.
+                writer.link(
+                    path + "/schema", rel: "describedBy", type: OGCTerms.schemaType,
+                    title: "The schema of the \(rawValue) features")
             }
         }
     }

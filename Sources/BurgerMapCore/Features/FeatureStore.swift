@@ -24,6 +24,18 @@ public struct FeatureBox: Sendable, Hashable {
     }
 }
 
+/// A span of `created_at` in milliseconds: `start` inclusive, `end` exclusive; a `nil` end is
+/// open (OGC API – Features' `datetime`).
+public struct TimeRange: Sendable, Hashable {
+    public var start: Int64?
+    public var end: Int64?
+
+    public init(start: Int64?, end: Int64?) {
+        self.start = start
+        self.end = end
+    }
+}
+
 /// How a page of features is cut: at most `limit` features with an id above `after`, in id
 /// order (a keyset on the primary key), and whether to count the matches.
 public struct FeaturePaging: Sendable, Hashable {
@@ -65,17 +77,23 @@ public struct PlaceFeatureQuery: Sendable, Hashable {
     public var box: FeatureBox?
     public var category: String?
     public var source: String?
+    /// When the place was added.
+    public var created: TimeRange?
     public var paging: FeaturePaging
 
-    public init(box: FeatureBox? = nil, category: String? = nil, source: String? = nil, paging: FeaturePaging) {
+    public init(
+        box: FeatureBox? = nil, category: String? = nil, source: String? = nil, created: TimeRange? = nil,
+        paging: FeaturePaging
+    ) {
         self.box = box
         self.category = category
         self.source = source
+        self.created = created
         self.paging = paging
     }
 
     /// Whether anything but the page narrows the walk.
-    public var isFiltered: Bool { box != nil || category != nil || source != nil }
+    public var isFiltered: Bool { box != nil || category != nil || source != nil || created != nil }
 }
 
 /// The `reviews` collection's query: a box (on the reviewed place's position) and equality
@@ -84,17 +102,23 @@ public struct ReviewFeatureQuery: Sendable, Hashable {
     public var box: FeatureBox?
     public var placeID: Int64?
     public var rating: Int?
+    /// When the review was written.
+    public var created: TimeRange?
     public var paging: FeaturePaging
 
-    public init(box: FeatureBox? = nil, placeID: Int64? = nil, rating: Int? = nil, paging: FeaturePaging) {
+    public init(
+        box: FeatureBox? = nil, placeID: Int64? = nil, rating: Int? = nil, created: TimeRange? = nil,
+        paging: FeaturePaging
+    ) {
         self.box = box
         self.placeID = placeID
         self.rating = rating
+        self.created = created
         self.paging = paging
     }
 
     /// Whether anything but the page narrows the walk.
-    public var isFiltered: Bool { box != nil || placeID != nil || rating != nil }
+    public var isFiltered: Bool { box != nil || placeID != nil || rating != nil || created != nil }
 }
 
 /// A public review as a map feature: a point at its place, with what a map shows of it.

@@ -25,5 +25,13 @@ extension ProblemCatalog {
             .english: "{field} must be {expected}", .korean: "{field}은(는) {expected}이어야 합니다",
             .japanese: "{field} は {expected} でなければなりません",
         ],
+        .datetimeMalformed: [
+            .english:
+                "{field} must be an RFC 3339 date or date-time (2026-05-01, 2026-05-01T10:00:00Z) or an interval start/end, .. for an open end",
+            .korean:
+                "{field}은(는) RFC 3339 날짜나 날짜-시간(2026-05-01, 2026-05-01T10:00:00Z), 또는 시작/끝 구간(열린 끝은 ..)이어야 합니다",
+            .japanese:
+                "{field} は RFC 3339 の日付か日時 (2026-05-01, 2026-05-01T10:00:00Z)、または開始/終了の区間 (開いた端は ..) でなければなりません",
+        ],
     ]
 }

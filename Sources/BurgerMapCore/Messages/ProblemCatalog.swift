@@ -61,6 +61,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case streamTicketInvalid, streamsFull
     // OGC API – Features (`/ogc`).
     case collectionNotFound, featureNotFound, parameterUnknown, bboxThreeDimensions, bboxCRSUnsupported
+    case datetimeMalformed
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of

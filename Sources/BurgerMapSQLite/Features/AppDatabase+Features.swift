@@ -14,6 +14,12 @@ struct FeatureFilter {
         arguments += values
     }
 
+    /// A span of `created_at` (milliseconds; either end may be open).
+    mutating func add(created: TimeRange?, column: String) {
+        if let start = created?.start { add("\(column) >= ?", [start]) }
+        if let end = created?.end { add("\(column) < ?", [end]) }
+    }
+
     /// The box on the stored position: a plain range filter (the R*Tree holds boxes rounded
     /// outwards, so the exact test is on `lat` and `lng` in every case).
     mutating func add(box: FeatureBox, lat: String, lng: String) {
@@ -37,6 +43,7 @@ extension AppDatabase: FeatureStore {
         var filter = FeatureFilter()
         if let category = query.category { filter.add("category = ?", [category]) }
         if let source = query.source { filter.add("source = ?", [source]) }
+        filter.add(created: query.created, column: "created_at")
         if let box = query.box {
             filter.add(box: box, lat: "lat", lng: "lng")
             if let candidates = try smallBoxCandidates(db, box) {
@@ -115,6 +122,7 @@ extension AppDatabase: FeatureStore {
         filter.add(publicReview)
         if let placeID = query.placeID { filter.add("r.place_id = ?", [placeID]) }
         if let rating = query.rating { filter.add("r.rating = ?", [rating]) }
+        filter.add(created: query.created, column: "r.created_at")
         if let box = query.box {
             filter.add(box: box, lat: "p.lat", lng: "p.lng")
             if let candidates = try smallBoxCandidates(db, box) {

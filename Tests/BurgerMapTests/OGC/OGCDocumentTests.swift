@@ -78,6 +78,8 @@ struct OGCDocumentTests {
                     $0["rel"] as? String == "http://www.opengis.net/def/rel/ogc/1.0/queryables"
                 }
                 #expect(queryables?["href"] as? String == "http://localhost/ogc/collections/\(id)/queryables")
+                let schema = links.first { ($0["rel"] as? String)?.lowercased() == "describedby" }
+                #expect(schema?["href"] as? String == "http://localhost/ogc/collections/\(id)/schema")
 
                 let single = try await client.execute(uri: "/ogc/collections/\(id)", method: .get)
                 #expect(single.status == .ok)
@@ -101,6 +103,17 @@ struct OGCDocumentTests {
                 let properties = try #require(schema["properties"] as? [String: [String: Any]])
                 #expect(Set(properties.keys) == Set(names))
             }
+            // The features' schema types every property, whatever the values of a first page.
+            let response = try await client.execute(uri: "/ogc/collections/places/schema", method: .get)
+            #expect(response.status == .ok)
+            #expect(response.headers[.contentType] == "application/schema+json")
+            let schema = try json(response)
+            let feature = try #require(schema["properties"] as? [String: Any])
+            let properties = try #require(
+                (feature["properties"] as? [String: Any])?["properties"] as? [String: [String: Any]])
+            #expect(properties["rating_avg"]?["type"] as? String == "number")
+            #expect(properties["review_count"]?["type"] as? String == "integer")
+            #expect(properties["created_at"]?["format"] as? String == "date-time")
         }
     }
 
@@ -110,7 +123,7 @@ struct OGCDocumentTests {
         try await environment.withClient { client in
             for uri in [
                 "/ogc/collections/burgers", "/ogc/collections/burgers/items", "/ogc/collections/burgers/items/1",
-                "/ogc/collections/burgers/queryables",
+                "/ogc/collections/burgers/queryables", "/ogc/collections/burgers/schema",
             ] {
                 let response = try await client.execute(uri: uri, method: .get)
                 #expect(response.status == .notFound, "\(uri)")

@@ -1,9 +1,10 @@
-import BurgerMap
 import BurgerMapCore
 import Foundation
 import HTTPTypes
 import HummingbirdTesting
 import Testing
+
+@testable import BurgerMap
 
 @Suite("OGC API – Features: items")
 struct OGCItemsTests {
@@ -201,5 +202,38 @@ struct OGCItemsTests {
     static func swapped(_ href: String, _ old: String, _ new: String) throws -> String {
         #expect(href.contains(old))
         return try ogcPathAndQuery(href.replacingOccurrences(of: old, with: new))
+    }
+}
+
+@Suite("OGC API – Features: datetime")
+struct OGCDateTimeTests {
+    @Test("datetime filters on created_at: instants, closed and open intervals", arguments: StoreEngine.allCases)
+    func datetime(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        let places = try await environment.insert((0..<4).map { PlaceDraft(name: "T\($0)", lat: 1, lng: Double($0)) })
+        // Each place added on a day of its own: 2026-05-01 + index days, at 10:30 UTC.
+        let may1 = OGCDateTime.daysFromCivil(year: 2026, month: 5, day: 1) * 86_400_000 + 37_800_000
+        for (index, place) in places.enumerated() {
+            try await environment.execute(
+                "UPDATE places SET created_at = \(may1 + Int64(index) * 86_400_000) WHERE id = \(place.id)")
+        }
+        let ids = places.map(\.id)
+        try await environment.withClient { client in
+            for (datetime, expected) in [
+                ("2026-05-02", [ids[1]]), ("2026-05-02T10:30:00Z", [ids[1]]), ("2026-05-02T10Z", [ids[1]]),
+                ("2026-05-02T12:30:00%2B02:00", [ids[1]]), ("2026-05-02T/..", Array(ids[1...])),
+                ("../2026-05-02", Array(ids[...1])), ("2026-05-02T00:00:00Z/2026-05-03T10:29:59Z", [ids[1]]),
+                ("2026-05-02/2026-05-03", [ids[1], ids[2]]), ("../..", ids), ("2026-06-01", []),
+            ] {
+                let walk = try await client.ogcWalk("/ogc/collections/places/items?datetime=\(datetime)&limit=2")
+                #expect(walk.ids == expected, "\(datetime)")
+            }
+            for bad in ["yesterday", "2026-13-01", "2026-02-30", "2026-05-02T25Z", "2026-05-03/2026-05-01", "a/b/c"] {
+                let response = try await client.execute(
+                    uri: "/ogc/collections/places/items?datetime=\(bad)", method: .get)
+                #expect(response.status == .badRequest, "\(bad)")
+                #expect(try ogcProblem(response).fields == ["datetime"], "\(bad)")
+            }
+        }
     }
 }
