@@ -3,25 +3,30 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 
-/// The position a page of features continues after: the last id, and whether to count the
-/// matches again (not once the first page found more than the bound).
+/// The position a page of features continues after: the last id, and the walk's
+/// `numberMatched` as its first page counted it (`nil`: more than the bound). A walk counts once,
+/// on its first page, and each cursor carries the count to the next page: a count may read up
+/// to the bound's rows, far more than a page.
 struct FeatureCursor: CursorPosition, Sendable {
     var after: Int64
-    var countsMatches: Bool
+    var matched: Int?
 
-    var cursorText: String { "\(after)|\(countsMatches ? 1 : 0)" }
+    var cursorText: String { "\(after)|\(matched.map(String.init) ?? "-")" }
 
-    init(after: Int64, countsMatches: Bool) {
+    init(after: Int64, matched: Int?) {
         self.after = after
-        self.countsMatches = countsMatches
+        self.matched = matched
     }
 
     init?(cursorText: String) {
         let parts = cursorText.split(separator: "|")
-        guard parts.count == 2, let after = Int64(parts[0]), after > 0, parts[1] == "0" || parts[1] == "1" else {
-            return nil
+        guard parts.count == 2, let after = Int64(parts[0]), after > 0 else { return nil }
+        if parts[1] == "-" {
+            self.init(after: after, matched: nil)
+        } else {
+            guard let matched = Int(parts[1]), matched >= 0 else { return nil }
+            self.init(after: after, matched: matched)
         }
-        self.init(after: after, countsMatches: parts[1] == "1")
     }
 }
 
@@ -70,7 +75,9 @@ extension OGCController {
         let scope = parts.joined(separator: "|")
         let cursor = try reader.text("cursor").map { try cursors.decode(FeatureCursor.self, from: $0, scope: scope) }
         let paging = FeaturePaging(
-            limit: limit, after: cursor?.after, countsMatches: cursor?.countsMatches ?? true, matchBound: matchBound)
+            limit: limit, after: cursor?.after, countsMatches: cursor == nil, matchBound: matchBound)
+        // The count of the walk's first page, carried by the cursor.
+        func matched(_ counted: Int?) -> Int? { cursor.map(\.matched) ?? counted }
         let base = base(request, context)
         var links = FeatureLinks(
             base: base, path: request.uri.path, query: request.uri.query, cursor: reader.text("cursor"),
@@ -85,12 +92,13 @@ extension OGCController {
                 query.isFiltered
                 ? try await expensiveReads.run { [features] in try await features.placeFeatures(query) }
                 : try await features.placeFeatures(query)
+            let numberMatched = matched(page.numberMatched)
             links.next = page.next.map {
-                cursors.encode(FeatureCursor(after: $0, countsMatches: page.numberMatched != nil), scope: scope)
+                cursors.encode(FeatureCursor(after: $0, matched: numberMatched), scope: scope)
             }
             writer = JSONWriter(capacity: 512 + page.items.count * 560)
             writer.featureCollection(page.items) { writer in
-                links.writeMembers(to: &writer, returned: page.items.count, matched: page.numberMatched)
+                links.writeMembers(to: &writer, returned: page.items.count, matched: numberMatched)
             }
         case .reviews:
             let query = ReviewFeatureQuery(
@@ -100,12 +108,13 @@ extension OGCController {
                 query.isFiltered
                 ? try await expensiveReads.run { [features] in try await features.reviewFeatures(query) }
                 : try await features.reviewFeatures(query)
+            let numberMatched = matched(page.numberMatched)
             links.next = page.next.map {
-                cursors.encode(FeatureCursor(after: $0, countsMatches: page.numberMatched != nil), scope: scope)
+                cursors.encode(FeatureCursor(after: $0, matched: numberMatched), scope: scope)
             }
             writer = JSONWriter(capacity: 512 + page.items.count * 640)
             writer.featureCollection(page.items) { writer in
-                links.writeMembers(to: &writer, returned: page.items.count, matched: page.numberMatched)
+                links.writeMembers(to: &writer, returned: page.items.count, matched: numberMatched)
             }
         }
         var headers: HTTPFields = [.vary: "Accept"]

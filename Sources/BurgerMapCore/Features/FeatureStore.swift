@@ -42,8 +42,8 @@ public struct FeaturePaging: Sendable, Hashable {
     public var limit: Int
     /// The id of the last feature of the previous page; `nil` on the first page.
     public var after: Int64?
-    /// Whether to count the matches (`numberMatched`). A walk whose first page found more than
-    /// `matchBound` does not count again on the pages that follow: the answer would be the same.
+    /// Whether to count the matches (`numberMatched`): on a walk's first page only (the HTTP
+    /// layer carries the count in its cursors), since a count may read up to `matchBound` rows.
     public var countsMatches: Bool
     /// The most matches counted exactly; above it the count is left out.
     public var matchBound: Int
@@ -61,14 +61,18 @@ public struct FeaturePaging: Sendable, Hashable {
 /// The bounds of a feature page's work: one rule for both engines.
 public enum FeatureBounds {
     /// `numberMatched` is exact up to this many matches and left out above it. It is counted
-    /// with a subquery limited to one more row, so that a count costs at most this many index
-    /// entries, never the whole table (an OGC client pages through a million places).
+    /// with a subquery limited to one more row, so that a count reads at most this many matches
+    /// (and, for a filter no index serves, the rows between them), once per walk: an OGC client
+    /// pages through a million places, and a plain count would read them all on every page.
     public static let numberMatched = 10_000
     /// The most features one page may hold (`limit`).
     public static let pageLimit = 10_000
     /// A box whose spatial index holds at most this many candidates is answered from the index
     /// (the candidates sorted by id); a denser box is a range filter on a walk of the primary key,
-    /// where its places are common enough that a page fills after a few rows.
+    /// where its places are common enough that a page fills after a bounded number of rows (at
+    /// most the page × places ÷ this, on evenly spread places). Measured on PostgreSQL with
+    /// 1,000,000 places, a page of 1,000: a box of 16,400 places took 90 ms from the index
+    /// (a heap page per candidate) and 16 ms as a walk; a box of 2 places 0.2 ms from the index.
     public static let indexCandidates = 4_096
 }
 
