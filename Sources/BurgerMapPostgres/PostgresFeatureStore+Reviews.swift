@@ -22,7 +22,7 @@ extension PostgresFeatureStore {
         if let rating = query.rating { filter.conditions.append("r.rating = \(filter.bind(Int64(rating)))") }
         filter.add(created: query.created, column: "r.created_at")
         if let box = query.box {
-            filter.add(box: box, alias: "p", index: try await isSmall(box))
+            filter.add(box: box, alias: "p", index: try await isSmall(box, cap: query.paging.indexCandidates))
         }
         // The places only for a box: the other filters are on the review's own row.
         let countFrom = query.box == nil ? "reviews AS r" : "reviews AS r JOIN places AS p ON p.id = r.place_id"

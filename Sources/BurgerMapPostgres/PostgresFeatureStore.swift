@@ -49,15 +49,14 @@ public struct PostgresFeatureStore: FeatureStore {
         }
     }
 
-    /// Whether the GiST index holds at most `FeatureBounds.indexCandidates` places in the box
-    /// (counted in the index, no further): such a box is read from the index, a denser one as a
-    /// range filter on the walk of the primary key.
-    func isSmall(_ box: FeatureBox) async throws -> Bool {
+    /// Whether the GiST index holds at most `cap` places in the box (counted in the index, no
+    /// further; `FeatureBounds.indexCandidates`): such a box is read from the index, a denser one
+    /// as a range filter on the walk of the primary key.
+    func isSmall(_ box: FeatureBox, cap: Int) async throws -> Bool {
         var filter = Filter()
         filter.add(box: box, alias: "places", index: true)
         // Only the index test counts here: the exact test needs each row.
         let envelopes = filter.conditions[1]
-        let cap = FeatureBounds.indexCandidates
         let sql = "SELECT count(*) FROM (SELECT 1 FROM places WHERE \(envelopes) LIMIT \(cap + 1)) AS candidates"
         var count: Int64 = 0
         for try await value in try await client.query(
@@ -97,7 +96,7 @@ public struct PostgresFeatureStore: FeatureStore {
         if let source = query.source { filter.conditions.append("places.source = \(filter.bind(source))") }
         filter.add(created: query.created, column: "places.created_at")
         if let box = query.box {
-            filter.add(box: box, alias: "places", index: try await isSmall(box))
+            filter.add(box: box, alias: "places", index: try await isSmall(box, cap: query.paging.indexCandidates))
         }
         let statement = Self.pageStatement(
             columns: PostgresPlaceStore.columns, from: "places", countFrom: "places", id: "places.id", filter: filter,

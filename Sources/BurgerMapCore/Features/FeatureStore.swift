@@ -47,14 +47,19 @@ public struct FeaturePaging: Sendable, Hashable {
     public var countsMatches: Bool
     /// The most matches counted exactly; above it the count is left out.
     public var matchBound: Int
+    /// The most spatial index candidates of a box read from the index
+    /// (`FeatureBounds.indexCandidates`; tests set 0 to walk every box).
+    public var indexCandidates: Int
 
     public init(
-        limit: Int, after: Int64? = nil, countsMatches: Bool = true, matchBound: Int = FeatureBounds.numberMatched
+        limit: Int, after: Int64? = nil, countsMatches: Bool = true, matchBound: Int = FeatureBounds.numberMatched,
+        indexCandidates: Int = FeatureBounds.indexCandidates
     ) {
         self.limit = limit
         self.after = after
         self.countsMatches = countsMatches
         self.matchBound = matchBound
+        self.indexCandidates = indexCandidates
     }
 }
 

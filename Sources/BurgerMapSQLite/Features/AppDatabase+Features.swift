@@ -46,7 +46,7 @@ extension AppDatabase: FeatureStore {
         filter.add(created: query.created, column: "created_at")
         if let box = query.box {
             filter.add(box: box, lat: "lat", lng: "lng")
-            if let candidates = try smallBoxCandidates(db, box) {
+            if let candidates = try smallBoxCandidates(db, box, cap: query.paging.indexCandidates) {
                 filter.add("id IN (\(candidates.sql))", candidates.arguments)
             }
         }
@@ -59,10 +59,10 @@ extension AppDatabase: FeatureStore {
         return FeaturePage(rows: places, limit: paging.limit, id: \.id, numberMatched: matched)
     }
 
-    /// The R*Tree query of a box's candidates (place ids) when it holds at most
-    /// `FeatureBounds.indexCandidates` of them (counted in the index, no further); `nil` for a
-    /// denser box.
-    static func smallBoxCandidates(_ db: Database, _ box: FeatureBox) throws -> (
+    /// The R*Tree query of a box's candidates (place ids) when it holds at most `cap` of them
+    /// (counted in the index, no further; `FeatureBounds.indexCandidates`); `nil` for a denser
+    /// box.
+    static func smallBoxCandidates(_ db: Database, _ box: FeatureBox, cap: Int) throws -> (
         sql: String, arguments: StatementArguments
     )? {
         var parts: [String] = []
@@ -72,7 +72,6 @@ extension AppDatabase: FeatureStore {
             arguments += [span.lowerBound, span.upperBound, box.south, box.north]
         }
         let sql = parts.joined(separator: " UNION ALL ")
-        let cap = FeatureBounds.indexCandidates
         let count =
             try Int.fetchOne(db, sql: "SELECT count(*) FROM (\(sql) LIMIT \(cap + 1))", arguments: arguments) ?? 0
         return count <= cap ? (sql, arguments) : nil
@@ -125,7 +124,7 @@ extension AppDatabase: FeatureStore {
         filter.add(created: query.created, column: "r.created_at")
         if let box = query.box {
             filter.add(box: box, lat: "p.lat", lng: "p.lng")
-            if let candidates = try smallBoxCandidates(db, box) {
+            if let candidates = try smallBoxCandidates(db, box, cap: query.paging.indexCandidates) {
                 filter.add("r.place_id IN (\(candidates.sql))", candidates.arguments)
             }
         }

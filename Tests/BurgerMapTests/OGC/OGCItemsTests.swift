@@ -237,3 +237,46 @@ struct OGCDateTimeTests {
         }
     }
 }
+
+@Suite("OGC API – Features: the feature store")
+struct OGCFeatureStoreTests {
+    @Test(
+        "a box read from the spatial index and the same box walked on the primary key give the same pages",
+        arguments: StoreEngine.allCases)
+    func indexAndWalk(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        var generator = SeededGenerator(seed: 11)
+        let places = try await environment.insert(
+            (0..<200).map { index in
+                PlaceDraft(
+                    name: "W\(index)", lat: Double.random(in: -89...89, using: &generator),
+                    lng: Double.random(in: -180...180, using: &generator), category: index % 2 == 0 ? "burger" : nil)
+            })
+        for box in [
+            FeatureBox(west: 90, south: -60, east: -90, north: 60),
+            FeatureBox(west: -180, south: 0, east: 180, north: 90),
+            FeatureBox(west: -20, south: -20, east: 20, north: 20),
+        ] {
+            let expected = places.filter { box.contains(lat: $0.lat, lng: $0.lng) && $0.category == "burger" }
+                .map(\.id)
+            // 0 candidates allowed: every box is walked; 4,096: every box here is read from the index.
+            for cap in [0, FeatureBounds.indexCandidates] {
+                var ids: [Int64] = []
+                var after: Int64?
+                repeat {
+                    let page = try await environment.stores.features.placeFeatures(
+                        PlaceFeatureQuery(
+                            box: box, category: "burger",
+                            paging: FeaturePaging(limit: 7, after: after, indexCandidates: cap)))
+                    #expect(page.numberMatched == expected.count)
+                    ids += page.items.map(\.id)
+                    after = page.next
+                } while after != nil
+                #expect(ids == expected, "\(box) \(cap)")
+                let reviews = try await environment.stores.features.reviewFeatures(
+                    ReviewFeatureQuery(box: box, paging: FeaturePaging(limit: 7, indexCandidates: cap)))
+                #expect(reviews.items.isEmpty && reviews.numberMatched == 0)
+            }
+        }
+    }
+}
