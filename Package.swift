@@ -83,7 +83,7 @@ let package = Package(
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
-            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/web")],
+            resources: [.copy("Resources/openapi.yaml"), .copy("Resources/ogc-openapi.json"), .copy("Resources/web")],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // The SQLite + SpatiaLite engine (the embedded default): it sees the core, never the HTTP

@@ -34,6 +34,8 @@ public final class PostgresEngine: Service, Sendable {
     public let notifications: PostgresNotificationStore
     /// Push subscriptions and the deliveries waiting for them.
     public let push: PostgresPushStore
+    /// The OGC API – Features collections.
+    public let features: PostgresFeatureStore
     let logger: Logger
 
     private init(
@@ -62,6 +64,7 @@ public final class PostgresEngine: Service, Sendable {
         reports = PostgresReportStore(client: client, logger: logger, events: events)
         notifications = PostgresNotificationStore(client: client, logger: logger, events: events)
         push = PostgresPushStore(client: client, logger: logger)
+        features = PostgresFeatureStore(client: client, logger: logger)
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
@@ -70,7 +73,7 @@ public final class PostgresEngine: Service, Sendable {
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
             blocks: blocks, reports: reports, events: events, idempotency: reviews, notifications: notifications,
-            push: push)
+            push: push, features: features)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,

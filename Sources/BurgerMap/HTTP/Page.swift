@@ -35,25 +35,35 @@ struct Page<Item: JSONWritable & Sendable>: Sendable {
     }
 
     /// `<path?query>; rel="next"`: the request's parameters as it sent them, its old cursor left
-    /// out and the new one last. Bytes that may not stand in a query (or would end the `<…>`) are
-    /// percent-encoded, so the header stays ASCII; escapes the client wrote stay as they are.
-    /// (One pass over the bytes: decoding and re-encoding every parameter cost more than the
-    /// search.)
+    /// out and the new one last (`LinkTarget`).
     static func nextLink(path: String, query: String?, cursor: String) -> String {
+        "<" + LinkTarget.make(path: path, query: query, cursor: cursor) + ">; rel=\"next\""
+    }
+}
+
+/// The target of a link to the same list: `path?query` with the request's parameters as it sent
+/// them, its old cursor left out and the new one, if any, last. Bytes that may not stand in a
+/// query (or would end a `<…>`) are percent-encoded, so the link stays ASCII; escapes the client
+/// wrote stay as they are. (One pass over the bytes: decoding and re-encoding every parameter
+/// cost more than the search.)
+enum LinkTarget {
+    static func make(path: String, query: String?, cursor: String?) -> String {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(path.utf8.count + (query?.utf8.count ?? 0) + cursor.utf8.count + 32)
-        bytes.append(UInt8(ascii: "<"))
+        bytes.reserveCapacity(path.utf8.count + (query?.utf8.count ?? 0) + (cursor?.utf8.count ?? 0) + 32)
         appendEncoded(path.utf8, to: &bytes, keeping: "/")
-        bytes.append(UInt8(ascii: "?"))
+        var separator = UInt8(ascii: "?")
         for parameter in (query ?? "").utf8.split(separator: UInt8(ascii: "&")) {
             let name = parameter.prefix { $0 != UInt8(ascii: "=") }
             guard !name.elementsEqual("cursor".utf8) else { continue }
+            bytes.append(separator)
+            separator = UInt8(ascii: "&")
             appendEncoded(parameter, to: &bytes, keeping: "=+")
-            bytes.append(UInt8(ascii: "&"))
         }
-        bytes.append(contentsOf: "cursor=".utf8)
-        appendEncoded(cursor.utf8, to: &bytes, keeping: "")
-        bytes.append(contentsOf: ">; rel=\"next\"".utf8)
+        if let cursor {
+            bytes.append(separator)
+            bytes.append(contentsOf: "cursor=".utf8)
+            appendEncoded(cursor.utf8, to: &bytes, keeping: "")
+        }
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -88,6 +88,16 @@ struct QueryReader {
         }
     }
 
+    /// Fails every parameter whose name is not in `known` (`unknown_parameter`), for routes whose
+    /// contract refuses what they do not understand (OGC API – Features' items). Each name once,
+    /// cut to 64 characters in the answer.
+    mutating func rejectUnknown(_ known: Set<String>) {
+        var seen: Set<Substring> = []
+        for (name, _) in parameters where !known.contains(String(name)) && seen.insert(name).inserted {
+            fail(String(name.prefix(64)), "unknown_parameter", .parameterUnknown)
+        }
+    }
+
     /// Throws a `validation_failed` problem when any parameter read so far was invalid.
     func validate() throws {
         if !errors.isEmpty { throw Problem.validation(errors) }

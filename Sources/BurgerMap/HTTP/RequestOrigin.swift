@@ -1,74 +1,135 @@
-import Foundation
+import BurgerMapCore
 import HTTPTypes
 import Hummingbird
 
-/// The scheme and authority a client reached the service by (`https://maps.example`), for the
-/// absolute links that map clients and GIS tools need (TileJSON's tile template, OGC API
-/// links). From the request's `Host`; behind a trusted proxy (`--trusted-proxy`) from its
-/// `Forwarded` (`proto=`, `host=`) or `X-Forwarded-Proto` / `X-Forwarded-Host`, which an
-/// untrusted peer cannot set. A host with anything but the characters of a name, an address
-/// and a port is not echoed into a link (`localhost` instead).
-struct RequestOrigin: Sendable, Equatable, CustomStringConvertible {
+/// The scheme and authority a client reached the service by (`http://host:port`), for the
+/// absolute links that map clients and GIS tools need: OGC API – Features' links (GDAL, QGIS,
+/// OWSLib follow absolute links only) and TileJSON's tile template (MapLibre).
+///
+/// From the request's `Host`, and, when the socket peer is a trusted proxy (`--trusted-proxy`),
+/// from what that proxy forwarded: RFC 7239 `Forwarded` (`proto=`, `host=`) or else
+/// `X-Forwarded-Proto` / `X-Forwarded-Host`. Of a list, only the right-most element counts: the
+/// one the trusted proxy wrote; anything left of it came from further away. A value that is not a
+/// valid host[:port] (or a scheme other than http and https) is ignored, so that no header can
+/// put other text into the links; without a usable host the links name `localhost`.
+struct RequestOrigin: Sendable, Equatable {
     var scheme: String
     var authority: String
 
-    var description: String { "\(scheme)://\(authority)" }
+    var text: String { "\(scheme)://\(authority)" }
 
     init(scheme: String, authority: String) {
         self.scheme = scheme
         self.authority = authority
     }
 
-    init(_ request: Request, context: AppRequestContext, trustedProxies: TrustedProxies) {
+    /// The base of `request`'s links, as it came from `peer`.
+    init(request: Request, peer: IPAddress?, trustedProxies: TrustedProxies) {
         var scheme = "http"
-        // HTTP/1's Host becomes the request's authority; a request made in process keeps it
-        // as a field.
-        var authority = request.headers[Self.host] ?? request.head.authority ?? "localhost"
-        if let remote = context.remoteAddress, let peer = IPAddress(remote), trustedProxies.contains(peer) {
-            let forwarded = Self.forwardedPairs(request.headers[values: TrustedProxies.forwarded].first)
-            if let proto = forwarded["proto"] ?? Self.first(request.headers, "X-Forwarded-Proto") { scheme = proto }
-            if let host = forwarded["host"] ?? Self.first(request.headers, "X-Forwarded-Host") { authority = host }
+        // HTTP/1's `Host` arrives as the authority; a `Host` field is only there when the request
+        // was made in process (tests).
+        let host = request.headers[Self.host] ?? request.head.authority
+        var authority = host.flatMap { Self.isAuthority($0) ? $0 : nil } ?? "localhost"
+        if let peer, trustedProxies.contains(peer) {
+            let forwarded = Self.lastForwardedElement(request.headers[values: Self.forwarded].joined(separator: ","))
+            let proto = forwarded["proto"] ?? Self.lastListValue(request.headers[values: Self.xForwardedProto])
+            let host = forwarded["host"] ?? Self.lastListValue(request.headers[values: Self.xForwardedHost])
+            if let proto = proto?.lowercased(), proto == "http" || proto == "https" { scheme = proto }
+            if let host, Self.isAuthority(host) { authority = host }
         }
-        let lowered = scheme.lowercased()
-        self.scheme = lowered == "https" ? "https" : "http"
-        self.authority = Self.isValidAuthority(authority) ? authority : "localhost"
+        self.init(scheme: scheme, authority: authority)
     }
 
-    private static let host = HTTPField.Name("Host")!
+    /// Whether `text` is a host with an optional port: a registered name or IPv4 address
+    /// (letters, digits, `-`, `.`, `_`, `~`) or an IPv6 literal in brackets, then `:digits`.
+    /// At most 255 bytes.
+    static func isAuthority(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 255 else { return false }
+        var host = bytes[...]
+        var port: ArraySlice<UInt8> = []
+        if bytes.first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let literal = bytes[1..<close]
+            guard literal.count >= 2,
+                literal.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") })
+            else { return false }
+            let rest = bytes[(close + 1)...]
+            guard rest.isEmpty || rest.first == UInt8(ascii: ":") else { return false }
+            host = []
+            port = rest.isEmpty ? [] : rest.dropFirst()
+            if !rest.isEmpty, port.isEmpty { return false }
+        } else {
+            if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+                host = bytes[..<colon]
+                port = bytes[(colon + 1)...]
+                if port.isEmpty { return false }
+            }
+            guard !host.isEmpty, host.allSatisfy(isNameByte) else { return false }
+        }
+        return port.count <= 5 && port.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
+    }
 
-    /// `name=value` pairs of a `Forwarded` header's first element (the client's side), unquoted.
-    private static func forwardedPairs(_ header: String?) -> [String: String] {
-        guard let header, let element = header.split(separator: ",").first else { return [:] }
-        var pairs: [String: String] = [:]
-        for pair in element.split(separator: ";") {
+    private static func isNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    /// The parameters (lower-cased names, unquoted values) of the right-most element of a
+    /// `Forwarded` value; commas and semicolons inside quoted strings do not split. Empty when the
+    /// value is too long or a quoted string never ends.
+    static func lastForwardedElement(_ value: String) -> [String: String] {
+        guard !value.isEmpty, value.utf8.count <= TrustedProxies.maximumHeaderBytes else { return [:] }
+        var elementStart = value.startIndex
+        var quoted = false
+        var index = value.startIndex
+        while index < value.endIndex {
+            let character = value[index]
+            if quoted {
+                if character == "\\" {
+                    index = value.index(after: index)
+                    if index == value.endIndex { return [:] }
+                } else if character == "\"" {
+                    quoted = false
+                }
+            } else if character == "\"" {
+                quoted = true
+            } else if character == "," {
+                elementStart = value.index(after: index)
+            }
+            index = value.index(after: index)
+        }
+        if quoted { return [:] }
+        var parameters: [String: String] = [:]
+        for pair in value[elementStart...].split(separator: ";") {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2 else { continue }
-            var value = parts[1].trimmingCharacters(in: .whitespaces)
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-                value = String(value.dropFirst().dropLast())
-            }
-            pairs[parts[0].trimmingCharacters(in: .whitespaces).lowercased()] = value
+            var text = parts[1].trimmingSpaces
+            if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = text.dropFirst().dropLast() }
+            parameters[parts[0].trimmingSpaces.lowercased()] = String(text)
         }
-        return pairs
+        return parameters
     }
 
-    private static func first(_ headers: HTTPFields, _ name: String) -> String? {
-        guard let name = HTTPField.Name(name), let value = headers[name] else { return nil }
-        return value.split(separator: ",").first.map { String($0).trimmingCharacters(in: .whitespaces) }
+    /// The right-most value of a comma-separated header (`X-Forwarded-Proto: https, http`).
+    static func lastListValue(_ values: [String]) -> String? {
+        guard let last = values.last, last.utf8.count <= TrustedProxies.maximumHeaderBytes else { return nil }
+        let value = last.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces }
+        return value.flatMap { $0.isEmpty ? nil : String($0) }
     }
 
-    /// A host name, IPv4 or bracketed IPv6 address, with an optional port: nothing that could
-    /// end a URL's authority or a header.
-    static func isValidAuthority(_ text: String) -> Bool {
-        !text.isEmpty && text.utf8.count <= 255
-            && text.utf8.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: ":"),
-                    UInt8(ascii: "["), UInt8(ascii: "]"):
-                    return true
-                default: return false
-                }
-            }
-    }
+    static let host = HTTPField.Name("Host")!
+    static let forwarded = HTTPField.Name("Forwarded")!
+    static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let xForwardedHost = HTTPField.Name("X-Forwarded-Host")!
 }

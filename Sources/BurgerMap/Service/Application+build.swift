@@ -58,6 +58,8 @@ public struct ServiceConfiguration: Sendable {
     public var notifications = NotificationConfiguration()
     /// The vector tiles' cache and `Cache-Control`.
     public var tiles = TileConfiguration()
+    /// The most matches an OGC items page counts exactly (`numberMatched`); tests set less.
+    public var featureMatchBound = FeatureBounds.numberMatched
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -99,6 +101,8 @@ public struct ServiceDependencies: Sendable {
     public var notifications: NotificationServices
     /// The vector tiles' cache and the invalidator that keeps it exact.
     public var tiles: TileServices
+    /// The most matches an OGC items page counts exactly (`numberMatched`).
+    public var featureMatchBound = FeatureBounds.numberMatched
 
     public init(
         stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
@@ -224,6 +228,13 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(reports.endpoints({ .comment($0) }, missing: .commentNotFound), atPath: "/v1/comments")
     router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
     router.addNotificationRoutes(dependencies, cursors: cursors, authentication: authentication)
+    router.addRoutes(
+        OGCController(
+            places: stores.places, features: stores.features, cursors: cursors,
+            trustedProxies: dependencies.trustedProxies, expensiveReads: dependencies.expensiveReads,
+            matchBound: dependencies.featureMatchBound
+        ).endpoints,
+        atPath: "/ogc")
     router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
     router.addRoutes(
         TilesController(store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.trustedProxies)
@@ -271,6 +282,7 @@ public func buildDependencies(
     dependencies.lslp = configuration.lslp
     dependencies.writeLimits = configuration.writeLimits
     dependencies.reportRules = configuration.reportRules
+    dependencies.featureMatchBound = configuration.featureMatchBound
     if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
     return dependencies
 }

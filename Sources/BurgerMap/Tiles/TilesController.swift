@@ -84,7 +84,9 @@ struct TilesController {
         var reader = QueryReader(request)
         let reviewedOnly = reader.bool("reviewed_only")
         try reader.validate()
-        let origin = RequestOrigin(request, context: context, trustedProxies: trustedProxies)
+        let origin = RequestOrigin(
+            request: request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies
+        ).text
         let limit = PlaceCells.mercatorLimit
         var writer = JSONWriter(capacity: 1024)
         writer.object { writer in

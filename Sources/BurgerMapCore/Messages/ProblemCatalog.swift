@@ -59,6 +59,9 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case notificationTypeUnknown, notificationSettingsShape, notificationReadSelection, notificationGroupKeysTooMany
     case pushEndpointInvalid, pushEndpointHostNotAllowed, pushKeysInvalid, pushSubscriptionNotFound
     case streamTicketInvalid, streamsFull
+    // OGC API – Features (`/ogc`).
+    case collectionNotFound, featureNotFound, parameterUnknown, bboxThreeDimensions, bboxCRSUnsupported
+    case datetimeMalformed
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
@@ -122,7 +125,7 @@ public enum ProblemCatalog {
     public static let messages = coreMessages.merging(placeMessages) { first, _ in first }
         .merging(socialMessages) { first, _ in first }.merging(safetyMessages) { first, _ in first }
         .merging(lfrbMessages) { first, _ in first }.merging(faultMessages) { first, _ in first }
-        .merging(notificationMessages) { first, _ in first }
+        .merging(notificationMessages) { first, _ in first }.merging(ogcMessages) { first, _ in first }
 
     private static let coreMessages: [MessageKey: [Language: String]] = [
         .noSuchRoute: [.english: "No such route.", .korean: "존재하지 않는 경로입니다.", .japanese: "そのようなパスはありません。"],

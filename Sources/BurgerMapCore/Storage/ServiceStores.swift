@@ -32,7 +32,7 @@ extension StoreHealth {
 /// PostgreSQL engine (`BurgerMapPostgres`) each implement all of it.
 public typealias StorageEngine = PlaceStore & AccountStore & ReviewStore & PhotoStore & SocialStore & FeedStore
     & StoreHealth & LoginThrottleStore & PostStore & WriteLimitStore & ModerationStore
-    & BlockStore & ReportStore & EventStore & IdempotencyStore & NotificationStore & PushStore
+    & BlockStore & ReportStore & EventStore & IdempotencyStore & NotificationStore & PushStore & FeatureStore
 
 /// The stores the HTTP layer works with, one per feature. Controllers and middleware hold
 /// these protocols, never an engine, so that both engines serve the same routes.
@@ -66,6 +66,8 @@ public struct ServiceStores: Sendable {
     public var notifications: any NotificationStore
     /// Push subscriptions and deliveries.
     public var push: any PushStore
+    /// The OGC API – Features collections (`/ogc`).
+    public var features: any FeatureStore
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
@@ -86,6 +88,7 @@ public struct ServiceStores: Sendable {
         idempotency = engine
         notifications = engine
         push = engine
+        features = engine
     }
 
     /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
@@ -94,7 +97,7 @@ public struct ServiceStores: Sendable {
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
         posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
         blocks: any BlockStore, reports: any ReportStore, events: any EventStore, idempotency: any IdempotencyStore,
-        notifications: any NotificationStore, push: any PushStore
+        notifications: any NotificationStore, push: any PushStore, features: any FeatureStore
     ) {
         self.places = places
         self.accounts = accounts
@@ -113,5 +116,6 @@ public struct ServiceStores: Sendable {
         self.idempotency = idempotency
         self.notifications = notifications
         self.push = push
+        self.features = features
     }
 }

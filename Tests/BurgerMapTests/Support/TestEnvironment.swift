@@ -68,6 +68,8 @@ final class TestEnvironment: @unchecked Sendable {
     var searchScans: CoreBudget?
     /// Streams and push in the routers this environment builds.
     var notifications = NotificationConfiguration()
+    /// The most matches an OGC items page counts exactly, in the routers this environment builds.
+    var featureMatchBound = FeatureBounds.numberMatched
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -132,6 +134,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.reportRules = reportRules
         configuration.searchScans = searchScans
         configuration.notifications = notifications
+        configuration.featureMatchBound = featureMatchBound
         return configuration
     }
 
