@@ -95,10 +95,10 @@ extension PostgresPlaceStore {
             WHERE NOT EXISTS (
                 SELECT FROM r WHERE r.cell = c AND (CASE WHEN \(reviewedOnly) THEN r.reviewed ELSE r.places END) <> 1)
         ), m AS (
-            SELECT id, cell, lat, lng, review_count > 0 AS reviewed FROM places
+            (SELECT id, cell, lat, lng, review_count > 0 AS reviewed FROM places
             WHERE NOT EXISTS (SELECT FROM r)
                 AND cell BETWEEN \(tile.lowerBound) AND \(tile.upperBound) AND (NOT \(reviewedOnly) OR review_count > 0)
-            LIMIT \(Int64(16 * PlaceCells.threshold))
+            LIMIT \(Int64(16 * PlaceCells.threshold)))
             UNION ALL
             SELECT p.id, p.cell, p.lat, p.lng, p.review_count > 0 AS reviewed FROM wanted
             CROSS JOIN LATERAL (
