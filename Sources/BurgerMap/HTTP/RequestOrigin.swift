@@ -31,7 +31,10 @@ struct RequestOrigin: Sendable, Equatable {
         let host = request.headers[Self.host] ?? request.head.authority
         var authority = host.flatMap { Self.isAuthority($0) ? $0 : nil } ?? "localhost"
         if let peer, trustedProxies.contains(peer) {
-            let forwarded = Self.lastForwardedElement(request.headers[values: Self.forwarded].joined(separator: ","))
+            // The right-most element: the one the trusted proxy wrote.
+            let forwarded =
+                ForwardingHeaders.forwardedElements(request.headers[values: Self.forwarded].joined(separator: ","))?
+                .last ?? [:]
             let proto = forwarded["proto"] ?? Self.lastListValue(request.headers[values: Self.xForwardedProto])
             let host = forwarded["host"] ?? Self.lastListValue(request.headers[values: Self.xForwardedHost])
             if let proto = proto?.lowercased(), proto == "http" || proto == "https" { scheme = proto }
@@ -83,42 +86,6 @@ struct RequestOrigin: Sendable, Equatable {
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
-    }
-
-    /// The parameters (lower-cased names, unquoted values) of the right-most element of a
-    /// `Forwarded` value; commas and semicolons inside quoted strings do not split. Empty when the
-    /// value is too long or a quoted string never ends.
-    static func lastForwardedElement(_ value: String) -> [String: String] {
-        guard !value.isEmpty, value.utf8.count <= TrustedProxies.maximumHeaderBytes else { return [:] }
-        var elementStart = value.startIndex
-        var quoted = false
-        var index = value.startIndex
-        while index < value.endIndex {
-            let character = value[index]
-            if quoted {
-                if character == "\\" {
-                    index = value.index(after: index)
-                    if index == value.endIndex { return [:] }
-                } else if character == "\"" {
-                    quoted = false
-                }
-            } else if character == "\"" {
-                quoted = true
-            } else if character == "," {
-                elementStart = value.index(after: index)
-            }
-            index = value.index(after: index)
-        }
-        if quoted { return [:] }
-        var parameters: [String: String] = [:]
-        for pair in value[elementStart...].split(separator: ";") {
-            let parts = pair.split(separator: "=", maxSplits: 1)
-            guard parts.count == 2 else { continue }
-            var text = parts[1].trimmingSpaces
-            if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = text.dropFirst().dropLast() }
-            parameters[parts[0].trimmingSpaces.lowercased()] = String(text)
-        }
-        return parameters
     }
 
     /// The right-most value of a comma-separated header (`X-Forwarded-Proto: https, http`).

@@ -77,10 +77,19 @@ enum ForwardingHeaders {
     }
 
     /// RFC 7239 `Forwarded: for=192.0.2.60;proto=http, for="[2001:db8::17]:4711"`: the `for`
-    /// parameter of each element (an element without one is an unknown hop). Commas and
-    /// semicolons inside quoted strings do not split; `nil` when the value is too long or a
-    /// quoted string never ends.
+    /// parameter of each element (an element without one is an unknown hop); `nil` when
+    /// `forwardedElements` reads none.
     static func forwardedHops(_ value: String) -> [IPAddress?]? {
+        forwardedElements(value)?.reversed().prefix(TrustedProxies.maximumHops).map { element in
+            element["for"].flatMap { node($0[...]) }
+        }
+    }
+
+    /// The parameters of each element of a `Forwarded` value, left to right: names lower-cased,
+    /// values unquoted, the first of a repeated name. Commas and semicolons inside quoted strings
+    /// do not split; `nil` when the value is too long or a quoted string never ends. What the
+    /// client address (`for`) and the links' origin (`proto`, `host`; `RequestOrigin`) read.
+    static func forwardedElements(_ value: String) -> [[String: String]]? {
         guard value.utf8.count <= TrustedProxies.maximumHeaderBytes else { return nil }
         var elements: [[Substring]] = [[]]
         var start = value.startIndex
@@ -106,15 +115,17 @@ enum ForwardingHeaders {
         }
         if quoted { return nil }
         elements[elements.count - 1].append(value[start...])
-        return elements.reversed().prefix(TrustedProxies.maximumHops).map { pairs in
+        return elements.map { pairs in
+            var parameters: [String: String] = [:]
             for pair in pairs {
                 let parts = pair.split(separator: "=", maxSplits: 1)
-                guard parts.count == 2, parts[0].trimmingSpaces.lowercased() == "for" else { continue }
-                var node = parts[1].trimmingSpaces
-                if node.hasPrefix("\""), node.hasSuffix("\""), node.count >= 2 { node = node.dropFirst().dropLast() }
-                return Self.node(node)
+                guard parts.count == 2 else { continue }
+                var text = parts[1].trimmingSpaces
+                if text.hasPrefix("\""), text.hasSuffix("\""), text.count >= 2 { text = text.dropFirst().dropLast() }
+                let name = parts[0].trimmingSpaces.lowercased()
+                if parameters[name] == nil { parameters[name] = String(text) }
             }
-            return nil
+            return parameters
         }
     }
 
