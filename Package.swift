@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "burgermap", targets: ["BurgerMapCommand"]),
         .executable(name: "burgermap-bench", targets: ["BurgerMapBench"]),
         .library(name: "BurgerMap", targets: ["BurgerMap"]),
+        .library(name: "BurgerMapObjectStorage", targets: ["BurgerMapObjectStorage"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", exact: "2.28.1"),
@@ -58,10 +59,25 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // An S3 client (SigV4 over AsyncHTTPClient) for photos in object storage: it knows nothing of
+        // the domain, so the core and the engines stay free of HTTP clients.
+        .target(
+            name: "BurgerMapObjectStorage",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "BurgerMap",
             dependencies: [
                 "BurgerMapCore",
+                "BurgerMapObjectStorage",
                 "CImageCodec",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -146,6 +162,7 @@ let package = Package(
                 "BurgerMap",
                 "BurgerMapSQLite",
                 "BurgerMapPostgres",
+                "BurgerMapObjectStorage",
                 "CGeoIndex",
                 "CImageCodec",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -156,6 +173,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
