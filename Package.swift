@@ -133,6 +133,8 @@ let package = Package(
             dependencies: [
                 "BurgerMapCore",
                 "BurgerMap",
+                "BurgerMapObjectStorage",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 "BurgerMapSQLite",
                 "BurgerMapPostgres",
                 .product(name: "Logging", package: "swift-log"),

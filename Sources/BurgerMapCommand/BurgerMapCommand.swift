@@ -13,7 +13,9 @@ struct BurgerMapCommand: AsyncParsableCommand {
         commandName: "burgermap",
         abstract: "A map-based place review service.",
         version: BurgerMapVersion.current,
-        subcommands: [Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self, Admin.self])
+        subcommands: [
+            Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self, Admin.self, Photos.self,
+        ])
 }
 
 /// Options that every subcommand shares.
@@ -84,6 +86,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
     @OptionGroup var notifications: NotificationOptions
     @OptionGroup var tiles: TileOptions
+    @OptionGroup var photos: PhotoOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -185,6 +188,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logsEvents = logEvents
         notifications.apply(to: &configuration.notifications)
         tiles.apply(to: &configuration.tiles)
+        try photos.apply(to: &configuration.photoStore)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))

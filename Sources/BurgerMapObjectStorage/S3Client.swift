@@ -38,6 +38,11 @@ public final class S3Client: Sendable {
     /// What the client's `HTTPClient` should use: no redirects (a signed request must not go
     /// elsewhere), a 5 s connect and 30 s read timeout, and a failed connection reported at once
     /// so that `S3RetryPolicy` decides about retrying.
+    /// One client with `httpClientConfiguration()` for the whole process (its connections are
+    /// pooled per store host), never shut down, like async-http-client's own `HTTPClient.shared`.
+    public static let sharedHTTPClient = HTTPClient(
+        eventLoopGroupProvider: .singleton, configuration: httpClientConfiguration())
+
     public static func httpClientConfiguration() -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration()
         configuration.redirectConfiguration = .disallow

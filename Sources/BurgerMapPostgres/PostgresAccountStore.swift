@@ -189,8 +189,9 @@ public struct PostgresAccountStore: AccountStore {
             guard let replaced = found else { return nil }
             let inserted = try await connection.query(
                 """
-                INSERT INTO photos (owner_id, review_id, position, width, height, created_at)
-                VALUES (\(userID), NULL, 0, \(Int32(photo.width)), \(Int32(photo.height)), \(time.milliseconds))
+                INSERT INTO photos (owner_id, review_id, position, width, height, created_at, object_key)
+                VALUES (\(userID), NULL, 0, \(Int32(photo.width)), \(Int32(photo.height)), \(time.milliseconds),
+                    \(photo.objectKey))
                 RETURNING id
                 """, logger: logger)
             var photoID: Int64?

@@ -173,6 +173,35 @@ enum PostgresMigrations {
             statements: ["ALTER TABLE idempotent_requests ADD COLUMN review_id BIGINT"]),
         // SQLite's v16-notifications.
         Migration(name: "v14-notifications", statements: notifications),
+        // SQLite's v17-photo-objects.
+        Migration(
+            name: "v15-photo-objects",
+            statements: [
+                "ALTER TABLE photos ADD COLUMN object_key TEXT",
+                "CREATE UNIQUE INDEX photos_by_object_key ON photos (object_key) WHERE object_key IS NOT NULL",
+                """
+                CREATE TABLE photo_object_deletions (
+                    object_key TEXT PRIMARY KEY,
+                    queued_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX photo_object_deletions_by_time ON photo_object_deletions (queued_at)",
+                """
+                CREATE FUNCTION queue_photo_object_deletion() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    INSERT INTO photo_object_deletions (object_key, queued_at)
+                    VALUES (COALESCE(OLD.object_key, OLD.id::text),
+                            (extract(epoch FROM clock_timestamp()) * 1000)::bigint)
+                    ON CONFLICT DO NOTHING;
+                    RETURN NULL;
+                END
+                $$
+                """,
+                """
+                CREATE TRIGGER photos_queue_object_deletion AFTER DELETE ON photos
+                FOR EACH ROW EXECUTE FUNCTION queue_photo_object_deletion()
+                """,
+            ]),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

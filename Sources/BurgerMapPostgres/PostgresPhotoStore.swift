@@ -43,8 +43,9 @@ public struct PostgresPhotoStore: PhotoStore {
                 let rows = try await connection.query(
                     """
                     WITH photo AS (
-                        INSERT INTO photos (owner_id, review_id, position, width, height, created_at)
-                        VALUES (\(owner), NULL, \(position), \(photo.width), \(photo.height), \(time.milliseconds))
+                        INSERT INTO photos (owner_id, review_id, position, width, height, created_at, object_key)
+                        VALUES (\(owner), NULL, \(position), \(photo.width), \(photo.height), \(time.milliseconds),
+                            \(photo.objectKey))
                         RETURNING id)
                     INSERT INTO pending_photos (photo_id, created_at) SELECT id, \(time.milliseconds) FROM photo
                     RETURNING photo_id
@@ -94,5 +95,44 @@ public struct PostgresPhotoStore: PhotoStore {
             guard attached else { return false }
         }
         return true
+    }
+
+    /// The object key of photo `id`, or `nil` when it has no row.
+    public func photoObjectKey(photoID id: Int64) async throws -> String? {
+        let rows = try await client.query(
+            "SELECT COALESCE(object_key, id::text) FROM photos WHERE id = \(id)", logger: logger)
+        for try await key in rows.decode(String.self) { return key }
+        return nil
+    }
+
+    /// Of `keys`, those a photo row names: its own key, or its id when it has none.
+    public func photoObjectKeysInUse(_ keys: [String]) async throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        let ids = keys.compactMap(PhotoObjectKey.photoID(ofKey:))
+        let rows = try await client.query(
+            """
+            SELECT object_key FROM photos WHERE object_key = ANY(\(keys))
+            UNION ALL
+            SELECT id::text FROM photos WHERE object_key IS NULL AND id = ANY(\(ids))
+            """, logger: logger)
+        var found: Set<String> = []
+        for try await key in rows.decode(String.self) { found.insert(key) }
+        return found
+    }
+
+    /// The oldest keys waiting on the deletion queue.
+    public func queuedPhotoObjectDeletions(limit: Int) async throws -> [String] {
+        let rows = try await client.query(
+            "SELECT object_key FROM photo_object_deletions ORDER BY queued_at, object_key LIMIT \(limit)",
+            logger: logger)
+        var keys: [String] = []
+        for try await key in rows.decode(String.self) { keys.append(key) }
+        return keys
+    }
+
+    /// Takes removed objects' keys off the deletion queue.
+    public func confirmPhotoObjectDeletions(_ keys: [String]) async throws {
+        guard !keys.isEmpty else { return }
+        try await client.query("DELETE FROM photo_object_deletions WHERE object_key = ANY(\(keys))", logger: logger)
     }
 }

@@ -58,14 +58,15 @@ enum PostgresReviewReads {
                    r.updated_at, p.id, p.name, p.lat, p.lng, \(userColumns),
                    coalesce(ph.ids, '{}'), coalesce(ph.widths, '{}'), coalesce(ph.heights, '{}'),
                    \(viewerColumns),
-                   k.list_time, r.title
+                   k.list_time, r.title, coalesce(ph.object_keys, '{}')
             FROM (\(keys.sql)) AS k (id, list_time)
             JOIN reviews AS r ON r.id = k.id
             JOIN places AS p ON p.id = r.place_id
             JOIN users AS u ON u.id = r.author_id
             CROSS JOIN LATERAL (
                 SELECT array_agg(id ORDER BY position) AS ids, array_agg(width ORDER BY position) AS widths,
-                       array_agg(height ORDER BY position) AS heights
+                       array_agg(height ORDER BY position) AS heights,
+                       array_agg(COALESCE(object_key, '') ORDER BY position) AS object_keys
                 FROM photos WHERE review_id = r.id) AS ph
             ORDER BY k.list_time DESC, k.id DESC
             """
@@ -80,11 +81,17 @@ enum PostgresReviewReads {
         let photoIDs: [Int64] = try value(18)
         let widths: [Int] = try value(19)
         let heights: [Int] = try value(20)
+        // Empty for a photo of the folder (an array of PostgreSQL cannot decode to optionals).
+        let objectKeys: [String] = try value(25)
         let review = Review(
             id: try value(0),
             place: .init(id: try value(8), name: try value(9), lat: try value(10), lng: try value(11)),
             author: try user(row, from: 12), rating: try value(1), title: try value(24), text: try value(2),
-            photos: photoIDs.indices.map { Photo(id: photoIDs[$0], width: widths[$0], height: heights[$0]) },
+            photos: photoIDs.indices.map {
+                Photo(
+                    id: photoIDs[$0], width: widths[$0], height: heights[$0],
+                    objectKey: objectKeys[$0].isEmpty ? nil : objectKeys[$0])
+            },
             likeCount: try value(3), bookmarkCount: try value(4), commentCount: try value(5),
             likedByMe: try value(21), bookmarkedByMe: try value(22),
             createdAt: Timestamp(milliseconds: try value(6)), updatedAt: Timestamp(milliseconds: try value(7)))

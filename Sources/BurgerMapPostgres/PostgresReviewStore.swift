@@ -81,9 +81,9 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
             for (position, photo) in photos.enumerated() {
                 let row = try await connection.query(
                     """
-                    INSERT INTO photos (owner_id, review_id, position, width, height, created_at)
+                    INSERT INTO photos (owner_id, review_id, position, width, height, created_at, object_key)
                     VALUES (\(draft.authorID), \(reviewID), \(position), \(photo.width), \(photo.height),
-                        \(time.milliseconds))
+                        \(time.milliseconds), \(photo.objectKey))
                     RETURNING id
                     """, logger: logger)
                 photoIDs.append(try await single(row, "photos"))

@@ -35,14 +35,16 @@ struct AccountDataController {
             user: context.user, accounts: accounts, reviews: reviews, social: social, blocks: blocks,
             notifications: notifications, at: now)
         let storage = media.storage
+        let rows = media.rows
         let body = ResponseBody { writer in
             var zip = ZipStream(at: now)
             try await writer.write(zip.entry(named: "burgermap-export.json", document))
             for id in photoIDs {
-                guard let data = FileManager.default.contents(atPath: storage.path(photoID: id, thumbnail: false)),
-                    zip.fits(data.count)
+                // A photo the store cannot give (deleted meanwhile, or the object store away)
+                // is left out rather than failing the whole answer half-way.
+                guard let data = try? await storage.fullImage(photoID: id, rows: rows), zip.fits(data.count)
                 else { continue }
-                try await writer.write(zip.entry(named: "photos/\(id).jpg", [UInt8](data)))
+                try await writer.write(zip.entry(named: "photos/\(id).jpg", data))
             }
             try await writer.write(zip.end())
             try await writer.finish(nil)
@@ -86,7 +88,7 @@ struct AccountDataController {
         guard let photoIDs = try await accounts.deleteAccount(id: id) else {
             throw Problem(.unauthorized, .accessTokenInvalid)
         }
-        media.storage.remove(photoIDs: photoIDs)
+        await media.removeImages(photoIDs: photoIDs)
         logger.notice("account deleted", metadata: ["user_id": "\(id)", "photos": "\(photoIDs.count)"])
     }
 }

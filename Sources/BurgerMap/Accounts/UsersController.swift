@@ -89,7 +89,7 @@ struct UsersController {
                     userID: context.user.id, photo: photo.size, at: .now(),
                     beforeCommit: { id in try storage.install([photo], as: [id], noting: upload.installed) })
             else { throw Problem(.unauthorized, .accessTokenInvalid) }
-            if let replaced = result.replaced { media.storage.remove(photoIDs: [replaced]) }
+            if let replaced = result.replaced { await media.removeImages(photoIDs: [replaced]) }
             return try await accounts.me(result.user).response()
         }
     }

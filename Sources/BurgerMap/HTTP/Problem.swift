@@ -20,6 +20,7 @@ extension ProblemCode {
         case .expectationFailed: .expectationFailed
         case .internal: .internalServerError
         case .serviceUnavailable, .storageFull, .storageReadOnly: .serviceUnavailable
+        case .requestTimeout: .requestTimeout
         }
     }
 }

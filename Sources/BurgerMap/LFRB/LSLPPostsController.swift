@@ -65,7 +65,7 @@ struct LSLPPostsController {
         let cutoff = Timestamp(milliseconds: Timestamp.now().milliseconds - PendingPhotos.lifetime)
         let expired = try await photos.removePendingPhotos(uploadedBefore: cutoff)
         guard !expired.isEmpty else { return }
-        media.storage.remove(photoIDs: expired)
+        await media.removeImages(photoIDs: expired)
         context.logger.info("removed expired pending photos", metadata: ["count": "\(expired.count)"])
     }
 

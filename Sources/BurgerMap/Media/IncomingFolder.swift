@@ -6,7 +6,7 @@ import Foundation
 /// lives; the kernel releases it when the process ends in any way (`kill -9` included), which is
 /// how the start-up sweep of another process tells a folder nobody owns any more. (A lock held by
 /// a process on another machine is only seen where the shared file system supports `flock`;
-/// elsewhere the folder's age decides, `PhotoStorage.sweepGrace`.)
+/// elsewhere the folder's age decides, `PhotoFolder.sweepGrace`.)
 final class IncomingFolder: Sendable {
     static let lockName = ".lock"
     /// A folder is made under a name starting with this, locked, then renamed: a folder under

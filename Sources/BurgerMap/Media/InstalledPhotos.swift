@@ -1,11 +1,11 @@
 import BurgerMapCore
 import Synchronization
 
-/// The photo ids a transaction gave final file names to, kept outside it so that the caller can
-/// remove those files when the transaction fails.
-final class InstalledPhotos: Sendable {
-    private let ids = Mutex<[Int64]>([])
+/// The photos a transaction tied to their rows' ids, kept outside it so that the caller can
+/// publish them once it commits, or remove their images when it fails.
+public final class InstalledPhotos: Sendable {
+    private let photos = Mutex<[InstalledPhoto]>([])
 
-    func append(_ id: Int64) { ids.withLock { $0.append(id) } }
-    var all: [Int64] { ids.withLock { $0 } }
+    func append(_ photo: InstalledPhoto) { photos.withLock { $0.append(photo) } }
+    var all: [InstalledPhoto] { photos.withLock { $0 } }
 }

@@ -2,10 +2,12 @@ import BurgerMapCore
 import Foundation
 import Hummingbird
 
-/// What photo uploads need: the image workers, the files, and the upload limits.
+/// What photo uploads need: the image workers, where images live, and the upload limits.
 public struct MediaServices: Sendable {
     public let workers: ImageWorkers
-    public let storage: PhotoStorage
+    public let storage: any PhotoStorage
+    /// How photo URLs are answered (`--photo-urls`); only an object store has a choice.
+    public var links = PhotoLinks.service
     let limits: UploadLimits
     /// The photo rows, asked after a failed request whether the rows of the photos it
     /// installed committed (set by `buildRouter`).
@@ -13,11 +15,11 @@ public struct MediaServices: Sendable {
 
     /// Media for a data folder (photos in its `photos/`), with one image worker per core.
     public init(dataDirectory: URL, workers: ImageWorkers = ImageWorkers()) throws {
-        try self.init(storage: PhotoStorage(dataDirectory: dataDirectory), workers: workers)
+        try self.init(storage: PhotoFolder(dataDirectory: dataDirectory), workers: workers)
     }
 
     /// Media with photos in `storage`, with one image worker per core.
-    public init(storage: PhotoStorage, workers: ImageWorkers = ImageWorkers()) {
+    public init(storage: any PhotoStorage, workers: ImageWorkers = ImageWorkers()) {
         self.workers = workers
         self.storage = storage
         limits = UploadLimits()
@@ -43,7 +45,7 @@ public struct MediaServices: Sendable {
                 throw error
             }
         }
-        return try storage.stage(processed)
+        return try await storage.stage(processed)
     }
 
     /// Reads a multipart form whose parts named `fileField` are photos (at most `maxFiles`) and
@@ -51,15 +53,14 @@ public struct MediaServices: Sendable {
     /// checked for UTF-8 or repeats: the document promises they are ignored),
     /// processing and staging each photo as soon as its part is complete, then runs `body` with
     /// the upload. Once `body` returns, the photos its transaction installed are published
-    /// under their final names (`PhotoStorage`). Staged files that `body` did not install are
-    /// removed in any case; if anything throws, installed photos whose rows did not commit are
-    /// removed too (and those whose rows did are published), so a failed request leaves no file.
+    /// (`PhotoStorage`). Staged images that `body` did not install are removed in any case; if
+    /// anything throws, installed photos whose rows did not commit are removed too (and those
+    /// whose rows did are published), so a failed request leaves no image behind.
     func receive<Result>(
         _ request: Request, fileField: String, maxFiles: Int, textFields: Set<String> = [],
         _ body: (PhotoUpload) async throws -> Result
     ) async throws -> Result {
         var upload = PhotoUpload()
-        defer { for photo in upload.photos { storage.discard(photo) } }
         var limits = self.limits
         limits.files = maxFiles
         do {
@@ -72,17 +73,35 @@ public struct MediaServices: Sendable {
                 }
             }
             let result = try await body(upload)
-            try storage.publish(photoIDs: upload.installed.all)
+            await discardUninstalled(upload)
+            try await storage.publish(upload.installed.all)
             return result
         } catch {
             let installed = upload.installed.all
-            // When the database cannot say, the files wait in `incoming/` for the next start-up.
-            if !installed.isEmpty, let committed = try? await rows?.settleStagedPhotoIDs(installed) {
-                try? storage.publish(photoIDs: installed.filter(committed.contains))
-                storage.discardInstalled(photoIDs: installed.filter { !committed.contains($0) })
+            // When the database cannot say, the images wait for the store's sweep.
+            if !installed.isEmpty, let committed = try? await rows?.settleStagedPhotoIDs(installed.map(\.photoID)) {
+                try? await storage.publish(installed.filter { committed.contains($0.photoID) })
+                await storage.discardInstalled(installed.filter { !committed.contains($0.photoID) })
             }
+            await discardUninstalled(upload)
             throw error
         }
+    }
+
+    /// Removes the images of photos whose rows a store write deleted: the store's own removal,
+    /// then one round of the deletion queue those rows were put on, so that the images are gone
+    /// before the answer on every instance (a bucket's objects included). What fails here stays
+    /// queued for the janitor (`PhotoObjectJanitor`).
+    func removeImages(photoIDs: [Int64]) async {
+        guard !photoIDs.isEmpty else { return }
+        await storage.remove(photoIDs: photoIDs)
+        if let rows { _ = try? await PhotoObjectJanitor(storage: storage, rows: rows, sweepGrace: .zero).drainQueue() }
+    }
+
+    /// Removes the staged images of an upload that no transaction took.
+    private func discardUninstalled(_ upload: PhotoUpload) async {
+        let installed = Set(upload.installed.all.map(\.staged.name))
+        for photo in upload.photos where !installed.contains(photo.name) { await storage.discard(photo) }
     }
 }
 

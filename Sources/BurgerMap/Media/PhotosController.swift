@@ -14,7 +14,7 @@ import Synchronization
 /// shares the photo folder answers the same one, and no two contents ever share one; it is
 /// computed once per file and process (`PhotoETags`).
 struct PhotosController {
-    let storage: PhotoStorage
+    let storage: PhotoFolder
     let fileIO: FileIO
     let etags = PhotoETags()
 

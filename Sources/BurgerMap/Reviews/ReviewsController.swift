@@ -244,7 +244,7 @@ struct ReviewsController {
         let id = try context.parameters.resourceID(.reviewNotFound)
         switch try await reviews.deleteReview(id: id, by: context.user.id) {
         case .done(let photoIDs):
-            media.storage.remove(photoIDs: photoIDs)
+            await media.removeImages(photoIDs: photoIDs)
             return Response(status: .noContent)
         case .notFound: throw Problem.notFound(.reviewNotFound, id: id)
         case .forbidden: throw Problem(.forbidden, .notReviewAuthor)

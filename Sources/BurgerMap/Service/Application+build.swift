@@ -30,6 +30,8 @@ public struct ServiceConfiguration: Sendable {
     /// Where photo files live (`--photo-dir`); `nil` is the data folder's `photos/`. Instances
     /// that share one database share this folder too.
     public var photoDirectory: URL?
+    /// Photos in an S3-compatible bucket instead, and how their URLs are answered.
+    public var photoStore = PhotoStoreConfiguration()
     /// The web map's tiles and Leaflet folder.
     public var webMap = WebMapSettings()
     /// The master secret (`BURGERMAP_SECRET`); `nil` keeps one in the data folder.
@@ -144,12 +146,15 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let storage = dependencies.media.storage
     let faults = StorageFaults(probe: {
         if let fault = await health.probeWrite() { return fault }
-        return storage.probeWrite()
+        return await storage.probeWrite()
     })
     router.add(
         middleware: ProblemMiddleware(
             isOutage: { health.isOutage($0) },
             storageFault: { health.storageFault($0) ?? ($0 as? PhotoStorageError)?.fault }, faults: faults))
+    if let links = dependencies.media.publicPhotoURLs {
+        router.add(middleware: PublicPhotoLinksMiddleware(links: links))
+    }
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: RequestMetricsMiddleware())
@@ -158,7 +163,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
     router.addRoutes(
         ServiceController(
-            health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry
+            health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry,
+            photos: dependencies.media.storage
         ).endpoints(
             servesMetrics: servesMetrics))
     router.addRoutes(
@@ -211,8 +217,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         FeedController(feed: stores.feed, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/feed")
-    router.addRoutes(
-        PhotosController(storage: dependencies.media.storage, fileIO: FileIO()).endpoints, atPath: "/v1/photos")
+    router.addPhotoRoutes(dependencies.media, rows: stores.photos)
     let blocks = BlocksController(blocks: stores.blocks, cursors: cursors, authentication: authentication)
     router.addRoutes(blocks.userEndpoints, atPath: "/v1/users")
     router.addRoutes(blocks.personalEndpoints, atPath: "/v1/me")
@@ -263,18 +268,16 @@ public func buildDependencies(
         refreshGrace: configuration.refreshGrace,
         successorKey: secret.derivedKey(purpose: AccountServices.successorKeyPurpose))
     accounts.blockedWords = configuration.blockedWords
-    let media =
-        try media
-        ?? MediaServices(
-            storage: try configuration.photoDirectory.map { try PhotoStorage(folder: $0) }
-                ?? PhotoStorage(dataDirectory: configuration.dataDirectory))
+    var photos: MediaServices
+    if let media { photos = media } else { photos = try await openMedia(configuration) }
+    photos.links = configuration.photoStore.links
     let events = EventLog(store: stores.events, retention: configuration.eventRetention, now: configuration.clock)
     let notifications = try NotificationServices(
         configuration.notifications, stores: stores, events: events, dataDirectory: configuration.dataDirectory,
         sharedSecret: configuration.secret, now: configuration.clock)
     let tiles = await TileServices(configuration.tiles, events: events, places: stores.places)
     var dependencies = ServiceDependencies(
-        stores: stores, secret: secret, accounts: accounts, media: media, events: events,
+        stores: stores, secret: secret, accounts: accounts, media: photos, events: events,
         notifications: notifications, tiles: tiles)
     dependencies.trustedProxies = configuration.trustedProxies
     dependencies.accessLog = configuration.accessLog
@@ -285,6 +288,18 @@ public func buildDependencies(
     dependencies.featureMatchBound = configuration.featureMatchBound
     if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
     return dependencies
+}
+
+/// The photo pipeline on the configured store: the bucket, checked, or the folder.
+func openMedia(_ configuration: ServiceConfiguration) async throws -> MediaServices {
+    var logger = Logger(label: "burgermap.photos")
+    logger.logLevel = configuration.logLevel
+    if let bucket = try await configuration.photoStore.openBucket(logger: logger) {
+        return MediaServices(storage: bucket)
+    }
+    return MediaServices(
+        storage: try configuration.photoDirectory.map { try PhotoFolder(folder: $0) }
+            ?? PhotoFolder(dataDirectory: configuration.dataDirectory))
 }
 
 /// Builds the application on an opened storage engine (`stores`): sweeps orphaned photo files and
@@ -301,9 +316,13 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     // them too); then files that no row owns.
     let expired = try await stores.photos.removePendingPhotos(
         uploadedBefore: Timestamp(milliseconds: Timestamp.now().milliseconds - PendingPhotos.lifetime))
-    media.storage.remove(photoIDs: expired)
-    let swept = try await media.storage.sweepOrphans(stores.photos)
-    if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
+    await media.storage.remove(photoIDs: expired)
+    if let folder = media.storage as? PhotoFolder {
+        let swept = try await folder.sweepOrphans(stores.photos)
+        if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
+    }
+    let janitor = PhotoObjectJanitor(
+        storage: media.storage, rows: stores.photos, sweepGrace: configuration.photoStore.sweepGrace)
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
@@ -313,6 +332,7 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
             EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
             NotificationService(services: dependencies.notifications),
             TileService(tiles: dependencies.tiles),
+            PhotoObjectJanitorService(janitor: janitor, logger: logger),
         ],
         logger: logger)
 }

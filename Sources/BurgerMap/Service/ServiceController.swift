@@ -9,6 +9,8 @@ struct ServiceController {
     /// The storage fault this instance met, if it still stands.
     var faults: StorageFaults? = nil
     let metrics: PrometheusCollectorRegistry
+    /// The photo store, whose state the healthy answer names.
+    var photos: (any PhotoStorage)? = nil
 
     /// The routes this controller serves; `/metrics` only when `servesMetrics`.
     func endpoints(servesMetrics: Bool) -> RouteCollection<AppRequestContext> {
@@ -32,21 +34,31 @@ struct ServiceController {
             throw Problem(.serviceUnavailable, .databaseUnavailable, headers: [.retryAfter: "5"])
         }
         if let fault = await faults?.current() { throw fault.problem }
-        return jsonResponse(Self.healthyBody, status: .ok)
+        return jsonResponse(Self.healthyBodies[photos?.state ?? .ok] ?? Self.healthyBody, status: .ok)
     }
+
+    /// The healthy answers by the photo store's state: an object store that does not answer,
+    /// or refuses the key, fails every instance alike, so it is told in the body of a `200`
+    /// (taking instances out would not help), and uploads and photo reads answer `503`.
+    static let healthyBodies: [PhotoStoreState: [UInt8]] = Dictionary(
+        uniqueKeysWithValues: [PhotoStoreState.ok, .unreachable, .denied].map { ($0, healthyBody(photoStore: $0)) })
 
     /// The healthy answer's bytes, encoded once: encoding `Health` with `JSONEncoder` took 6.5% of
     /// a `/health` request's time in a profile.
-    static let healthyBody: [UInt8] = {
-        var writer = JSONWriter(capacity: 64)
+    static let healthyBody = healthyBody(photoStore: .ok)
+
+    static func healthyBody(photoStore: PhotoStoreState) -> [UInt8] {
+        var writer = JSONWriter(capacity: 96)
         writer.object { writer in
             writer.key("status")
             writer.value("ok")
             writer.key("version")
             writer.value(BurgerMapVersion.current)
+            writer.key("photo_store")
+            writer.value(photoStore.rawValue)
         }
         return writer.bytes
-    }()
+    }
 
     /// `GET /metrics`: every metric in Prometheus text format.
     @Sendable func metricsText(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -58,10 +58,14 @@ public protocol AccountStore: Sendable {
 public struct PhotoSize: Sendable, Equatable {
     public var width: Int
     public var height: Int
+    /// The random name its images were stored under in an object store before the row was
+    /// written (`PhotoObjectKey.random()`); `nil` in the photo folder, where files take the id.
+    public var objectKey: String?
 
-    public init(width: Int, height: Int) {
+    public init(width: Int, height: Int, objectKey: String? = nil) {
         self.width = width
         self.height = height
+        self.objectKey = objectKey
     }
 }
 

@@ -4,12 +4,16 @@ public struct Photo: Sendable, Equatable {
     /// Width and height of the stored full-size image.
     public var width: Int
     public var height: Int
+    /// The name its images are stored under in an object store (`PhotoObjectKey`); `nil` for a
+    /// photo written to the photo folder, whose files are named by its id.
+    public var objectKey: String?
 
     /// A stored photo (storage engines build these).
-    public init(id: Int64, width: Int, height: Int) {
+    public init(id: Int64, width: Int, height: Int, objectKey: String? = nil) {
         self.id = id
         self.width = width
         self.height = height
+        self.objectKey = objectKey
     }
 
     public var url: String { PhotoURL.full(id) }

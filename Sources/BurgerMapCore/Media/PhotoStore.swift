@@ -18,6 +18,24 @@ public protocol PhotoStore: Sendable {
     /// Deletes the rows of pending photos uploaded before `cutoff` (never attached) and
     /// answers their ids, whose files the caller removes.
     func removePendingPhotos(uploadedBefore cutoff: Timestamp) async throws -> [Int64]
+
+    /// The object key of photo `id` (`PhotoObjectKey.resolved`), or `nil` when it has no row.
+    func photoObjectKey(photoID id: Int64) async throws -> String?
+    /// Of `keys` (resolved keys, at most `PhotoObjectSweep.batch`), those a photo row names.
+    func photoObjectKeysInUse(_ keys: [String]) async throws -> Set<String>
+    /// Up to `limit` keys of deleted photos whose objects are still to be removed, oldest first.
+    /// Every deletion of a photo row queues its key in the same transaction (a trigger of both
+    /// engines), so a process killed between the commit and the removal loses nothing.
+    func queuedPhotoObjectDeletions(limit: Int) async throws -> [String]
+    /// Takes keys off the deletion queue once the object store confirmed their removal.
+    func confirmPhotoObjectDeletions(_ keys: [String]) async throws
+}
+
+/// The bounds of the work on photo objects that runs beside the requests.
+public enum PhotoObjectSweep {
+    /// Keys checked or removed per batch: one list page of an object store holds up to 1,000
+    /// names, two per photo.
+    public static let batch = 500
 }
 
 /// How long an uploaded photo waits for its review.

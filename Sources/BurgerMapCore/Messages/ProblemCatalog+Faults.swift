@@ -22,6 +22,21 @@ extension ProblemCatalog {
             .korean: "사진 폴더가 읽기 전용입니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
             .japanese: "写真フォルダーが読み取り専用です。何も保存されていません。しばらくしてから再試行してください。",
         ],
+        .photoStoreUnavailable: [
+            .english: "The photo store does not answer; nothing was saved. Retry later.",
+            .korean: "사진 저장소가 응답하지 않습니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "写真ストアが応答しません。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .photoStoreDenied: [
+            .english: "The photo store refuses the service's key; nothing was saved. Retry later.",
+            .korean: "사진 저장소가 서비스의 키를 거부합니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",
+            .japanese: "写真ストアがサービスのキーを拒否しています。何も保存されていません。しばらくしてから再試行してください。",
+        ],
+        .uploadTooSlow: [
+            .english: "The upload took longer than {minutes} minutes; nothing was saved. Send it again.",
+            .korean: "업로드가 {minutes}분보다 오래 걸렸습니다. 아무것도 저장되지 않았습니다. 다시 보내세요.",
+            .japanese: "アップロードに {minutes} 分以上かかりました。何も保存されていません。もう一度送信してください。",
+        ],
         .expensiveReadsBusy: [
             .english: "Other searches over large areas are running; retry in a moment, or narrow the area.",
             .korean: "넓은 지역을 찾는 다른 검색이 진행 중입니다. 잠시 후 다시 시도하거나 지역을 좁히세요.",

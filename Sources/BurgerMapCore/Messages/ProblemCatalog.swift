@@ -54,6 +54,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case blockedUser, cannotReportYourself, reportNotFound
     // Faults of the machine and bounds on expensive work.
     case storageFull, storageReadOnly, photoStorageFull, photoStorageReadOnly, expensiveReadsBusy
+    case photoStoreUnavailable, photoStoreDenied, uploadTooSlow
     case fieldFormatCharacters
     // Notifications, streams and push.
     case notificationTypeUnknown, notificationSettingsShape, notificationReadSelection, notificationGroupKeysTooMany
@@ -116,6 +117,9 @@ public enum ProblemCatalog {
             .english: "Service unavailable", .korean: "일시적으로 사용할 수 없음", .japanese: "一時的に利用できません",
         ],
         .storageFull: [.english: "Storage full", .korean: "저장 공간이 가득 찼습니다", .japanese: "ストレージがいっぱいです"],
+        .requestTimeout: [
+            .english: "Request timeout", .korean: "요청 시간이 초과되었습니다", .japanese: "リクエストがタイムアウトしました",
+        ],
         .storageReadOnly: [
             .english: "Storage read-only", .korean: "저장소가 읽기 전용입니다", .japanese: "ストレージが読み取り専用です",
         ],

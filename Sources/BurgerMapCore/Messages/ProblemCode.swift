@@ -27,6 +27,9 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     /// A write failed because the database or the photo folder is read-only (`503` with
     /// `Retry-After`; `/health` answers the same until a write succeeds again).
     case storageReadOnly = "storage_read_only"
+    /// An upload's photos were written to the object store so long before the rest of the form
+    /// arrived that they may be swept as abandoned (`408`): nothing was saved; send it again.
+    case requestTimeout = "request_timeout"
 }
 
 /// One invalid input field of a `validation_failed` problem.

@@ -105,4 +105,54 @@ extension AppDatabase {
         }
         return true
     }
+
+    /// The object key of photo `id`, or `nil` when it has no row.
+    public func photoObjectKey(photoID id: Int64) async throws -> String? {
+        try await pool.read { db in
+            guard let row = try Row.fetchOne(db, sql: "SELECT object_key FROM photos WHERE id = ?", arguments: [id])
+            else { return nil }
+            return PhotoObjectKey.resolved(photoID: id, objectKey: row["object_key"])
+        }
+    }
+
+    /// Of `keys`, those a photo row names: its own key, or its id when it has none.
+    public func photoObjectKeysInUse(_ keys: [String]) async throws -> Set<String> {
+        guard !keys.isEmpty else { return [] }
+        let ids = keys.compactMap(PhotoObjectKey.photoID(ofKey:))
+        return try await pool.read { db in
+            var found = Set(
+                try String.fetchAll(
+                    db, sql: "SELECT object_key FROM photos WHERE object_key IN (\(Self.placeholders(keys.count)))",
+                    arguments: StatementArguments(keys)))
+            if !ids.isEmpty {
+                for id in try Int64.fetchAll(
+                    db,
+                    sql: "SELECT id FROM photos WHERE object_key IS NULL AND id IN (\(Self.placeholders(ids.count)))",
+                    arguments: StatementArguments(ids))
+                {
+                    found.insert(String(id))
+                }
+            }
+            return found
+        }
+    }
+
+    /// The oldest keys waiting on the deletion queue.
+    public func queuedPhotoObjectDeletions(limit: Int) async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT object_key FROM photo_object_deletions ORDER BY queued_at, object_key LIMIT ?",
+                arguments: [limit])
+        }
+    }
+
+    /// Takes removed objects' keys off the deletion queue.
+    public func confirmPhotoObjectDeletions(_ keys: [String]) async throws {
+        guard !keys.isEmpty else { return }
+        try await pool.write { db in
+            try db.execute(
+                sql: "DELETE FROM photo_object_deletions WHERE object_key IN (\(Self.placeholders(keys.count)))",
+                arguments: StatementArguments(keys))
+        }
+    }
 }

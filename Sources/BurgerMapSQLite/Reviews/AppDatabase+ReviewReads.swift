@@ -45,11 +45,14 @@ extension AppDatabase {
         for row in try Row.fetchAll(
             db,
             sql:
-                "SELECT id, review_id, width, height FROM photos WHERE review_id IN (\(inList)) ORDER BY review_id, position",
+                """
+                SELECT id, review_id, width, height, object_key FROM photos
+                WHERE review_id IN (\(inList)) ORDER BY review_id, position
+                """,
             arguments: ids)
         {
             photos[row["review_id"], default: []].append(
-                Photo(id: row["id"], width: row["width"], height: row["height"]))
+                Photo(id: row["id"], width: row["width"], height: row["height"], objectKey: row["object_key"]))
         }
         var liked: Set<Int64> = []
         var bookmarked: Set<Int64> = []

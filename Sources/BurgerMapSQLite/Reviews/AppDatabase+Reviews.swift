@@ -102,8 +102,11 @@ extension AppDatabase {
     ) throws -> Int64 {
         try db.execute(
             sql:
-                "INSERT INTO photos (owner_id, review_id, position, width, height, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: [owner, review, position, photo.width, photo.height, time.milliseconds])
+                """
+                INSERT INTO photos (owner_id, review_id, position, width, height, created_at, object_key)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [owner, review, position, photo.width, photo.height, time.milliseconds, photo.objectKey])
         return db.lastInsertedRowID
     }
 

@@ -313,6 +313,28 @@ extension AppDatabase {
             try db.execute(sql: "ALTER TABLE idempotent_requests ADD COLUMN review_id INTEGER")
         }
         migrator.registerMigration("v16-notifications") { db in try notifications(db) }
+        // Photos in an object store: the random key a photo's objects were written under before
+        // its row (NULL for a photo of the folder, whose files take its id), and the queue of
+        // objects to remove, filled by every deletion of a photo row, cascades included, in the
+        // deleting transaction (`PhotoObjectKey`, `PhotoStore.queuedPhotoObjectDeletions`).
+        migrator.registerMigration("v17-photo-objects") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE photos ADD COLUMN object_key TEXT;
+                    CREATE UNIQUE INDEX photos_by_object_key ON photos(object_key) WHERE object_key IS NOT NULL;
+                    CREATE TABLE photo_object_deletions (
+                        object_key TEXT PRIMARY KEY,
+                        queued_at INTEGER NOT NULL
+                    ) WITHOUT ROWID;
+                    CREATE INDEX photo_object_deletions_by_time ON photo_object_deletions(queued_at);
+                    CREATE TRIGGER photos_queue_object_deletion AFTER DELETE ON photos
+                    BEGIN
+                        INSERT OR IGNORE INTO photo_object_deletions (object_key, queued_at)
+                        VALUES (COALESCE(old.object_key, CAST(old.id AS TEXT)),
+                                CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER));
+                    END;
+                    """)
+        }
         return migrator
     }
 

@@ -64,7 +64,7 @@ struct AccountDeletionTests {
             let app = LFRBApp(client)
             app.accessToken = aliceTokens.access
             #expect(try await app.upload([TestImages.jpeg()]).status == .ok)
-            #expect(try environment.photoFiles().stored.count == 6)
+            #expect(try await environment.photoFiles().stored.count == 6)
 
             let wrong = try await client.send(
                 .delete, "/v1/users/me", json: ["password": "not the password"], token: aliceTokens.access)
@@ -90,7 +90,7 @@ struct AccountDeletionTests {
             #expect(try await environment.rowCount("follows") == 1)
             #expect(try await environment.rowCount("pending_photos") == 0)
             #expect(try await environment.rowCount("photos") == 1)
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
             let review = try json(try await client.send(.get, "/v1/reviews/\(bobReview)"))
             #expect(review["like_count"] as? Int == 0 && review["bookmark_count"] as? Int == 0)
             #expect(review["comment_count"] as? Int == 1)

@@ -101,7 +101,7 @@ struct AccountExportTests {
             #expect(response.headers[.contentType] == "application/zip")
             let zip = environment.folder.appendingPathComponent("export.zip")
             try Data(buffer: response.body).write(to: zip)
-            let reading = try Self.read(zip: zip, photos: environment.media.storage.root)
+            let reading = try Self.read(zip: zip, photos: try await environment.fullImagesFolder())
             #expect(reading.bad == nil)
             #expect(reading.photosMatch)
             let photoIDs = try #require(mine["photos"] as? [[String: Any]]).compactMap { $0["id"] as? Int }

@@ -146,7 +146,7 @@ struct InputRulesRoundTwoTests {
                     #expect(response.headers[.retryAfter] != nil)
                 }
             }
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
         }
     }
 }

@@ -82,14 +82,14 @@ struct LFRBSafetyTests {
             _ = try await app.writeReview(
                 kakaoID: "K1", name: "Leaving Burgers", lng: "127.0", lat: "37.5", images: [TestImages.jpeg()],
                 title: "last one", text: "goodbye burger", rating: 4)
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
             let gone = try app.decode(LFRBJoin.self, try await app.call(.get, "v1/users/withdraw"))
             #expect(gone.user_id == me.user_id && gone.email == "leaver@example.com" && gone.nick == "leaver")
             #expect(try await app.call(.get, "v1/users/me/profile").status.code == 401)
             #expect(try await app.refresh().status.code == 418)
             #expect(try await environment.rowCount("reviews") == 0)
             #expect(try await environment.rowCount("users") == 0)
-            #expect(try environment.photoFiles().stored.isEmpty)
+            #expect(try await environment.photoFiles().stored.isEmpty)
             // The restaurant the app added stays, without its creator.
             #expect(try await environment.rowCount("places") == 1)
             #expect(try await app.call(.get, "v1/users/withdraw").status.code == 401)

@@ -168,7 +168,7 @@ struct LFRBScreenTests {
             let native = try json(try await client.send(.get, "/v1/reviews/\(reviewID)"))
             #expect(native["title"] as? String == "Juicy")
             #expect((native["photos"] as? [Any])?.count == 2)
-            #expect(try environment.photoFiles().stored.count == 6)
+            #expect(try await environment.photoFiles().stored.count == 6)
             // The title on the native API: a new one, `""` refused, `null` clears it.
             let path = "/v1/reviews/\(reviewID)"
             let retitled = try json(

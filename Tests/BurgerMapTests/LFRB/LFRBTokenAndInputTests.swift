@@ -114,11 +114,11 @@ struct LFRBTokenAndInputTests {
             #expect(try await environment.rowCount("reviews") == 1)
             // An upload never posted is deleted, rows and files, once a day has passed.
             let stale = try owner.decode(LFRBUpload.self, try await owner.upload([TestImages.jpeg()])).files
-            #expect(try environment.photoFiles().stored.count == 6)
+            #expect(try await environment.photoFiles().stored.count == 6)
             clock.advance(milliseconds: PendingPhotos.lifetime + 1000)
             owner.accessToken = try owner.decode(LFRBRefresh.self, try await owner.refresh()).accessToken
             let fresh = try owner.decode(LFRBUpload.self, try await owner.upload([TestImages.jpeg()])).files
-            #expect(try environment.photoFiles().stored.count == 6)
+            #expect(try await environment.photoFiles().stored.count == 6)
             #expect(try await owner.send(.get, "v1/" + stale[0]).status == .notFound)
             #expect(try await post(owner, stale).status.code == 400)
             #expect(try await post(owner, fresh).status == .ok)
@@ -129,7 +129,7 @@ struct LFRBTokenAndInputTests {
                 try await owner.upload(Array(repeating: TestImages.jpeg(width: 16, height: 16), count: 6)).status.code
                     == 400)
             #expect(try await environment.rowCount("photos") == 3)
-            #expect(try environment.photoFiles().incoming.isEmpty)
+            #expect(try await environment.photoFiles().incoming.isEmpty)
         }
     }
 

@@ -11,8 +11,8 @@ struct PhotoCrashRecoveryTests {
         "a crashed process's folder: committed photos published, the rest removed, their ids retired",
         arguments: StoreEngine.allCases)
     func settleAbandonedFolder(engine: StoreEngine) async throws {
-        let environment = try await TestEnvironment(engine)
-        let storage = environment.media.storage
+        let environment = try await TestEnvironment(engine, photos: .folder)
+        let storage = try #require(environment.photoFolder)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
@@ -50,7 +50,7 @@ struct PhotoCrashRecoveryTests {
             #expect(try await storage.sweepOrphans(environment.stores.photos, now: later) == 0)
             #expect(!FileManager.default.fileExists(atPath: making.path))
             #expect(!FileManager.default.fileExists(atPath: dead.path))
-            #expect(try environment.photoFiles().incoming.isEmpty)
+            #expect(try await environment.photoFiles().incoming.isEmpty)
             let published = try await client.execute(uri: url, method: .get)
             #expect(published.status == .ok)
             #expect(Array(buffer: published.body) == bytes)
@@ -70,18 +70,19 @@ struct PhotoCrashRecoveryTests {
 
     @Test("a folder whose process still runs is never touched", arguments: StoreEngine.allCases)
     func liveFolderKept(engine: StoreEngine) async throws {
-        let environment = try await TestEnvironment(engine)
+        let environment = try await TestEnvironment(engine, photos: .folder)
+        let storage = try #require(environment.photoFolder)
         // A second storage on the same folder: another process sharing it, alive (its lock held).
-        let other = try PhotoStorage(folder: environment.media.storage.root)
+        let other = try PhotoFolder(folder: storage.root)
         let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 7200_000)
         let folders = try FileManager.default.contentsOfDirectory(
-            atPath: environment.media.storage.root.appendingPathComponent("incoming").path)
+            atPath: storage.root.appendingPathComponent("incoming").path)
         #expect(folders.count == 2)
-        #expect(try await environment.media.storage.sweepOrphans(environment.stores.photos, now: later) == 0)
+        #expect(try await storage.sweepOrphans(environment.stores.photos, now: later) == 0)
         #expect(
             try FileManager.default.contentsOfDirectory(
-                atPath: environment.media.storage.root.appendingPathComponent("incoming").path
+                atPath: storage.root.appendingPathComponent("incoming").path
             ).count == 2)
-        #expect(other.probeWrite() == nil)
+        #expect(await other.probeWrite() == nil)
     }
 }

@@ -32,7 +32,7 @@ struct ReviewLifecycleTests {
             #expect(other.status == .created)
             #expect(try json(other)["id"] as? Int != (try json(first)["id"] as? Int))
             #expect(try await environment.reviewRowCounts() == (2, 1))
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
 
             let badKey = try await client.postReview(
                 place: place, token: alice.token, headers: [HTTPField.Name("Idempotency-Key")!: "has space"])
@@ -84,7 +84,7 @@ struct ReviewLifecycleTests {
             #expect(try await environment.reviewRowCounts() == (1, 1))
             let olderPhoto = try #require((older["photos"] as? [[String: Any]])?.first)
             let olderID = try #require(olderPhoto["id"] as? Int)
-            #expect(try environment.photoFiles().stored == ["\(olderID).jpg", "\(olderID).thumb.jpg"])
+            #expect(try await environment.photoFiles().stored == environment.imageNames(photoID: Int64(olderID)))
             placeBody = try json(try await client.send(.get, "/v1/places/\(place)"))
             #expect(placeBody["review_count"] as? Int == 1)
             #expect(placeBody["rating_avg"] as? Double == 2)
@@ -162,7 +162,7 @@ struct ReviewLifecycleTests {
             let secondURL = try #require(try json(replaced)["avatar_url"] as? String)
             #expect(secondURL != firstURL)
             #expect(try await client.execute(uri: firstURL, method: .get).status == .notFound)
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
             #expect(try await environment.reviewRowCounts().photos == 1)
             let profile = try json(try await client.send(.get, "/v1/users/\(alice.id)"))
             #expect(profile["avatar_url"] as? String == secondURL)
@@ -173,7 +173,7 @@ struct ReviewLifecycleTests {
             #expect(refused.status == .unsupportedMediaType)
             let empty = try await client.upload(.put, "/v1/users/me/avatar", MultipartBody(), token: alice.token)
             #expect(empty.status == .badRequest)
-            #expect(try environment.photoFiles().stored.count == 2)
+            #expect(try await environment.photoFiles().stored.count == 2)
         }
     }
 
@@ -181,14 +181,14 @@ struct ReviewLifecycleTests {
         "start-up removes photo files no row owns at once, and other files once older than an upload can take",
         arguments: StoreEngine.allCases)
     func orphanSweep(engine: StoreEngine) async throws {
-        let environment = try await TestEnvironment(engine)
-        let storage = environment.media.storage
+        let environment = try await TestEnvironment(engine, photos: .folder)
+        let storage = try #require(environment.photoFolder)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let place = try await client.addPlace("Patty Lab", token: alice.token)
             _ = try await client.postReview(place: place, photos: [TestImages.jpeg()], token: alice.token)
         }
-        let kept = try environment.photoFiles().stored
+        let kept = try await environment.photoFiles().stored
         for name in ["incoming/abc.jpg", "incoming/abc.thumb.jpg", "77.jpg", "77.thumb.jpg", "notes.jpg"] {
             try Data([1, 2, 3]).write(to: storage.root.appendingPathComponent(name))
         }
@@ -199,7 +199,7 @@ struct ReviewLifecycleTests {
         let later = Timestamp(milliseconds: Timestamp.now().milliseconds + 2 * 3600 * 1000)
         let removed = try await storage.sweepOrphans(environment.stores.photos, now: later)
         #expect(removed == 3)
-        let files = try environment.photoFiles()
+        let files = try await environment.photoFiles()
         #expect(files.stored == kept)
         #expect(files.incoming.isEmpty)
     }

@@ -9,20 +9,6 @@ import Testing
 @testable import BurgerMapSQLite
 
 extension TestEnvironment {
-    /// The photo files in the data folder: final names, and anything left in `incoming/`.
-    func photoFiles() throws -> (stored: Set<String>, incoming: [String]) {
-        let root = media.storage.root
-        let stored = try FileManager.default.contentsOfDirectory(atPath: root.path).filter { $0.hasSuffix(".jpg") }
-        // Every file waiting in `incoming/` (in the process folders too), but their locks.
-        let incomingFolder = root.appendingPathComponent("incoming").path
-        let incoming = try FileManager.default.subpathsOfDirectory(atPath: incomingFolder).filter { path in
-            var isFolder: ObjCBool = false
-            FileManager.default.fileExists(atPath: incomingFolder + "/" + path, isDirectory: &isFolder)
-            return !isFolder.boolValue && !path.hasSuffix("/.lock")
-        }
-        return (Set(stored), incoming.sorted())
-    }
-
     /// Rows of the review tables: reviews and photos.
     func reviewRowCounts() async throws -> (reviews: Int, photos: Int) {
         (try await rowCount("reviews"), try await rowCount("photos"))

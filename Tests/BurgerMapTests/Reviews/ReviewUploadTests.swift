@@ -38,12 +38,11 @@ struct ReviewUploadTests {
                 photos[0]["thumbnail_url"] as? String
                     == firstURL.replacingOccurrences(of: ".jpg", with: "/thumbnail.jpg"))
 
-            let files = try environment.photoFiles()
+            let files = try await environment.photoFiles()
             #expect(files.stored.count == 4)
             #expect(files.incoming.isEmpty)
             let id = try #require((photos[0]["id"] as? NSNumber)?.int64Value)
-            let stored = try [UInt8](
-                Data(contentsOf: URL(fileURLWithPath: environment.media.storage.path(photoID: id, thumbnail: false))))
+            let stored = try #require(try await environment.storedImage(photoID: id, thumbnail: false))
             #expect(!TestImages.markers(stored).contains(0xE1))
             let image = try TestImages.decode(stored)
             #expect(image.width == 200 && image.height == 320)
@@ -100,12 +99,13 @@ struct ReviewUploadTests {
         "photo files are served byte for byte, read in place up to 64 KiB and streamed above",
         arguments: StoreEngine.allCases)
     func servedBytes(engine: StoreEngine) async throws {
-        let environment = try await TestEnvironment(engine)
+        let environment = try await TestEnvironment(engine, photos: .folder)
         var generator = SeededGenerator(seed: 18)
         let sizes = [1, PhotosController.readInPlaceLimit, PhotosController.readInPlaceLimit + 1, 300_000]
         let contents = sizes.map { size in (0..<size).map { _ in UInt8.random(in: 0...255, using: &generator) } }
         for (index, bytes) in contents.enumerated() {
-            let path = environment.media.storage.path(photoID: Int64(900 + index), thumbnail: index % 2 == 0)
+            let path = try #require(environment.photoFolder).path(
+                photoID: Int64(900 + index), thumbnail: index % 2 == 0)
             try FileManager.default.createDirectory(
                 at: URL(fileURLWithPath: path).deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -153,7 +153,7 @@ struct ReviewUploadTests {
                 #expect(try problemCode(response) == code, "\(name)")
             }
             #expect(try await environment.reviewRowCounts() == (0, 0))
-            let files = try environment.photoFiles()
+            let files = try await environment.photoFiles()
             #expect(files.stored.isEmpty && files.incoming.isEmpty)
         }
     }
@@ -201,7 +201,7 @@ struct ReviewUploadTests {
             #expect(missingPlace.status == .notFound)
 
             #expect(try await environment.reviewRowCounts() == (0, 0))
-            let files = try environment.photoFiles()
+            let files = try await environment.photoFiles()
             #expect(files.stored.isEmpty && files.incoming.isEmpty)
 
             // A quoted boundary with spaces and `filename*=` (RFC 8187) are read as meant.

@@ -69,7 +69,7 @@ struct BlockedWordsTests {
                     place: place, text: "A bád burger", photos: [TestImages.jpeg()], token: member.token),
                 "text")
             #expect(try await environment.reviewRowCounts() == (0, 0))
-            #expect(try environment.photoFiles().stored.isEmpty)
+            #expect(try await environment.photoFiles().stored.isEmpty)
             let review = try await client.postReview(place: place, text: "A good burger", token: member.token)
             #expect(review.status == .created)
             let reviewID = try #require(try json(review)["id"] as? Int)

@@ -150,19 +150,15 @@ struct HarassmentScenarioTests {
             let carolsNow = try json(try await client.send(.get, "/v1/reviews/\(carols.id)"))
             #expect(carolsNow["like_count"] as? Int == 2 && carolsNow["comment_count"] as? Int == 0)
             // The data folder keeps Carol's photo and nothing of theirs.
+            #expect(try await environment.photoFiles().stored.count == 2)
             for id in alices.photos + bobs.photos {
                 for thumbnail in [false, true] {
-                    #expect(
-                        !FileManager.default.fileExists(
-                            atPath: environment.media.storage.path(photoID: id, thumbnail: thumbnail)))
+                    #expect(try await environment.storedImage(photoID: id, thumbnail: thumbnail) == nil)
                 }
             }
             for id in carols.photos {
-                #expect(
-                    FileManager.default.fileExists(
-                        atPath: environment.media.storage.path(photoID: id, thumbnail: false)))
+                #expect(try await environment.storedImage(photoID: id, thumbnail: false) != nil)
             }
-            #expect(try environment.photoFiles().stored.count == 2)
         }
     }
 }

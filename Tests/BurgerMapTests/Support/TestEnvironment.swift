@@ -34,7 +34,7 @@ final class TestEnvironment: @unchecked Sendable {
     /// backup, and store-level checks); never used by a test that runs on both engines.
     var database: AppDatabase { sqlite! }
     /// Photo processing and files under the same data folder.
-    let media: MediaServices
+    var media: MediaServices
     let secret = ServiceSecret.random()
     /// Access-token lifetime for the routers this environment builds.
     var accessTokenLifetime: Duration = .seconds(300)
@@ -70,18 +70,20 @@ final class TestEnvironment: @unchecked Sendable {
     var notifications = NotificationConfiguration()
     /// The most matches an OGC items page counts exactly, in the routers this environment builds.
     var featureMatchBound = FeatureBounds.numberMatched
+    /// How photo URLs are answered in the routers this environment builds (with a bucket).
+    var photoLinks = PhotoLinks.proxy
 
-    /// An environment on SQLite.
-    convenience init() throws {
+    /// An environment on SQLite, with photos in `photos` (by default `PhotoBackend.configured`).
+    convenience init(photos: PhotoBackend = .configured) throws {
         let folder = Self.newFolder()
         let database = try AppDatabase(dataDirectory: folder)
-        try self.init(folder: folder, engine: .sqlite, sqlite: database, postgres: nil)
+        try self.init(folder: folder, engine: .sqlite, sqlite: database, postgres: nil, photos: photos)
     }
 
-    /// An environment on `engine`.
-    convenience init(_ engine: StoreEngine) async throws {
+    /// An environment on `engine`, with photos in `photos` (by default `PhotoBackend.configured`).
+    convenience init(_ engine: StoreEngine, photos: PhotoBackend = .configured) async throws {
         guard engine == .postgres else {
-            try self.init()
+            try self.init(photos: photos)
             return
         }
         let schema = "test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
@@ -89,10 +91,12 @@ final class TestEnvironment: @unchecked Sendable {
         logger.logLevel = .error
         let postgres = try await PostgresEngine.open(
             url: try testDatabaseURL(), schema: schema, maximumConnections: 4, logger: logger)
-        try self.init(folder: Self.newFolder(), engine: .postgres, sqlite: nil, postgres: postgres)
+        try self.init(folder: Self.newFolder(), engine: .postgres, sqlite: nil, postgres: postgres, photos: photos)
     }
 
-    private init(folder: URL, engine: StoreEngine, sqlite: AppDatabase?, postgres: PostgresEngine?) throws {
+    private init(
+        folder: URL, engine: StoreEngine, sqlite: AppDatabase?, postgres: PostgresEngine?, photos: PhotoBackend
+    ) throws {
         self.folder = folder
         self.engine = engine
         self.sqlite = sqlite
@@ -104,7 +108,11 @@ final class TestEnvironment: @unchecked Sendable {
             stores = ServiceStores(sqlite!)
             pool = nil
         }
-        media = try MediaServices(dataDirectory: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        switch photos {
+        case .folder: media = try MediaServices(dataDirectory: folder)
+        case .s3: media = MediaServices(storage: PhotoBucket(client: try TestS3.client(), prefix: TestS3.newPrefix()))
+        }
     }
 
     private static func newFolder() -> URL {
@@ -135,6 +143,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.searchScans = searchScans
         configuration.notifications = notifications
         configuration.featureMatchBound = featureMatchBound
+        configuration.photoStore.links = photoLinks
         return configuration
     }
 
