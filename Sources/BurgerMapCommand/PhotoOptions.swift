@@ -23,6 +23,8 @@ struct PhotoOptions: ParsableArguments {
             "Seconds an object with no photo row waits before the sweep removes it (10…604800; uploads must finish within half of it)."
     )
     var photoSweepGrace = 3600
+    @Option(help: "Memory for thumbnails streamed from the bucket in proxy mode, in MiB (0 keeps none).")
+    var photoCacheMb = PhotoStoreConfiguration().cacheMegabytes
 
     func validate() throws {
         guard photoStore == "folder" || S3Location(photoStore) != nil else {
@@ -35,6 +37,7 @@ struct PhotoOptions: ParsableArguments {
         guard (10...604_800).contains(photoSweepGrace) else {
             throw ValidationError("--photo-sweep-grace must be 10…604800 seconds")
         }
+        guard (0...65_536).contains(photoCacheMb) else { throw ValidationError("--photo-cache-mb must be 0…65536") }
     }
 
     /// The options applied to `configuration`.
@@ -44,6 +47,7 @@ struct PhotoOptions: ParsableArguments {
         configuration.prefix = location.prefix
         configuration.links = PhotoLinks(argument: photoUrls, ttl: photoUrlTtl) ?? .proxy
         configuration.sweepGrace = .seconds(photoSweepGrace)
+        configuration.cacheMegabytes = photoCacheMb
     }
 }
 

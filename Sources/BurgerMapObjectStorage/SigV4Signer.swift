@@ -5,6 +5,7 @@
 // test vectors: the aws-sig-v4-test-suite cases and the S3 documentation's signing examples.
 import Crypto
 import Foundation
+import Synchronization
 
 /// Signs requests with AWS Signature Version 4 (`AWS4-HMAC-SHA256`), in the `Authorization`
 /// header or in the query string (a presigned URL).
@@ -16,6 +17,8 @@ public struct SigV4Signer: Sendable {
     public let credentials: S3Credentials
     public let region: String
     public let service: String
+    /// The last day's derived signing key.
+    private let derivedKey = DerivedKey()
 
     public init(credentials: S3Credentials, region: String, service: String) {
         self.credentials = credentials
@@ -104,11 +107,18 @@ public struct SigV4Signer: Sendable {
     /// The hex HMAC of the string to sign with the key derived from the secret, day, region and
     /// service.
     public func signature(stringToSign: String, date: Date) -> String {
+        Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: signingKey(day: Self.day(date))))
+    }
+
+    /// The key derived from the secret for one day (four HMACs), kept for the day it was made.
+    func signingKey(day: String) -> SymmetricKey {
+        if let known = derivedKey.latest.withLock({ $0?.day == day ? $0?.key : nil }) { return known }
         var key = SymmetricKey(data: Data("AWS4\(credentials.secretAccessKey)".utf8))
-        for part in [Self.day(date), region, service, "aws4_request"] {
+        for part in [day, region, service, "aws4_request"] {
             key = SymmetricKey(data: Data(HMAC<SHA256>.authenticationCode(for: Data(part.utf8), using: key)))
         }
-        return Self.hex(HMAC<SHA256>.authenticationCode(for: Data(stringToSign.utf8), using: key))
+        derivedKey.latest.withLock { $0 = (day, key) }
+        return key
     }
 
     func scope(_ date: Date) -> String { "\(Self.day(date))/\(region)/\(service)/aws4_request" }
@@ -184,16 +194,40 @@ public struct SigV4Signer: Sendable {
     /// `YYYYMMDD'T'HHMMSS'Z'` in UTC.
     static func timestamp(_ date: Date) -> String {
         let parts = utc(date)
-        return String(format: "%04d%02d%02dT%02d%02d%02dZ", parts.0, parts.1, parts.2, parts.3, parts.4, parts.5)
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        func digits(_ value: Int, _ count: Int) {
+            var divisor = 1
+            for _ in 1..<count { divisor *= 10 }
+            while divisor > 0 {
+                out.append(UInt8(ascii: "0") + UInt8(value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(parts.0, 4)
+        digits(parts.1, 2)
+        digits(parts.2, 2)
+        out.append(UInt8(ascii: "T"))
+        digits(parts.3, 2)
+        digits(parts.4, 2)
+        digits(parts.5, 2)
+        out.append(UInt8(ascii: "Z"))
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func day(_ date: Date) -> String { String(timestamp(date).prefix(8)) }
 
+    /// Year, month, day, hour, minute and second in UTC. `gmtime_r`, not `Calendar`: a calendar
+    /// and its time zone cost tens of microseconds to make, several times per signature, and
+    /// made a presigned redirect cost 4 times a `/health` answer (`scripts/bench-photo-store`).
     static func utc(_ date: Date) -> (Int, Int, Int, Int, Int, Int) {
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        return (c.year!, c.month!, c.day!, c.hour!, c.minute!, c.second!)
+        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        return (
+            Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday), Int(parts.tm_hour),
+            Int(parts.tm_min), Int(parts.tm_sec)
+        )
     }
 
     static func hexSHA256(_ data: some DataProtocol) -> String { hex(SHA256.hash(data: data)) }
@@ -204,6 +238,11 @@ public struct SigV4Signer: Sendable {
         for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
         return String(decoding: out, as: UTF8.self)
     }
+}
+
+/// The signing key of one day, shared by the copies of a signer.
+final class DerivedKey: Sendable {
+    let latest = Mutex<(day: String, key: SymmetricKey)?>(nil)
 }
 
 /// S3's URI encoding: every byte of the UTF-8 form percent-encoded (upper-case hex) except the

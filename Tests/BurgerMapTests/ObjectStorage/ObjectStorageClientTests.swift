@@ -62,6 +62,29 @@ struct ObjectStorageClientTests {
         #expect(url.absoluteString == "http://127.0.0.1:8333/photos/x/%2541%20%C3%A9")
     }
 
+    @Test("the client's presigned URL, built as text, is the signer's, for both addressings and any key")
+    func presignedURLMatchesTheSigner() {
+        let date = Date(timeIntervalSince1970: 1_795_000_000)
+        for (endpoint, addressing) in [
+            ("http://127.0.0.1:8333", S3Addressing.path), ("https://s3.example.org/base/", .path),
+            ("https://s3.eu-west-1.amazonaws.com", .virtualHost),
+        ] {
+            for token in [nil, "session/token+="] {
+                let configuration = S3Configuration(
+                    endpoint: URL(string: endpoint)!, region: "eu-west-1", bucket: "photos", addressing: addressing,
+                    credentials: S3Credentials(accessKeyID: "AKID", secretAccessKey: "secret", sessionToken: token))
+                let s3 = S3Client(configuration: configuration, httpClient: HTTPClient.shared)
+                let signer = SigV4Signer(credentials: configuration.credentials, region: "eu-west-1", service: "s3")
+                for key in ["a/b.jpg", "x/%41 é~.thumb.jpg", "2f1c-uuid.jpg"] {
+                    #expect(
+                        s3.presignedURL(key: key, expires: 900, at: date)
+                            == signer.presign(method: "GET", url: s3.objectURL(key: key), expires: 900, date: date)
+                            .absoluteString, "\(endpoint) \(key)")
+                }
+            }
+        }
+    }
+
     @Test func presignedURLThroughTheClientMatchesAWSExample() {
         let s3 = S3Client(
             configuration: S3Configuration(

@@ -26,15 +26,18 @@ public final class PhotoBucket: PhotoStorage {
     let health: PhotoBucketHealth
     /// The object keys of photos already looked up: a photo's key never changes.
     let keys = PhotoObjectKeys()
+    /// Thumbnails served in `proxy` mode, kept a minute (`--photo-cache-mb`).
+    let images: PhotoImageCache
     let logger: Logger
 
     /// How old an object with no row must be before the sweep removes it.
     public let sweepGrace: Duration
 
     public init(
-        client: S3Client, prefix: String, sweepGrace: Duration = .seconds(3600),
+        client: S3Client, prefix: String, sweepGrace: Duration = .seconds(3600), cacheBytes: Int = 32 << 20,
         logger: Logger = Logger(label: "burgermap.photos")
     ) {
+        images = PhotoImageCache(capacity: cacheBytes)
         self.client = client
         self.prefix = prefix
         self.sweepGrace = sweepGrace
@@ -120,7 +123,10 @@ public final class PhotoBucket: PhotoStorage {
     /// Forgets the photos' keys; the deletion queue, filled in the deleting transaction, names
     /// them, and its round removes the objects (`MediaServices.removeImages`, the janitor).
     public func remove(photoIDs: [Int64]) async {
-        for id in photoIDs { keys.forget(photoID: id) }
+        for id in photoIDs {
+            keys.forget(photoID: id)
+            images.forget(photoID: id)
+        }
     }
 
     /// Removes the objects of `keys` (an object already gone counts as removed).

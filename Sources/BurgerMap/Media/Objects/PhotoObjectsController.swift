@@ -3,14 +3,17 @@ import BurgerMapObjectStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Synchronization
 
 /// `GET`/`HEAD /v1/photos/{id}.jpg` and `/v1/photos/{id}/thumbnail.jpg` when the photos are in a
 /// bucket, in the mode of `--photo-urls` (`PhotoLinks`):
 /// - `proxy` streams the object with the folder's headers: the strong `ETag` of its bytes
 ///   (from the SHA-256 the object carries, so it equals the folder's), `304` for a matching
 ///   `If-None-Match` (answered from memory once the tag is known), a year-long immutable life;
-/// - `redirect` answers `302` to a presigned URL valid the configured time, and may be kept by
-///   the client for half of it;
+/// - `redirect` answers `302` to a presigned URL valid the configured time `ttl`; one URL is
+///   answered for `ttl / 4` and may be kept by the client as long, so it is always used well
+///   within its validity (and signing it once per image and quarter of the time kept the 302 at
+///   0.6 of `/health`, `scripts/bench-photo-store`);
 /// - `public:` answers `302` to the public URL, which never changes for the photo.
 /// A photo id with no row is `404`; the store away is `503` with `Retry-After`.
 struct PhotoObjectsController {
@@ -19,6 +22,7 @@ struct PhotoObjectsController {
     let links: PhotoLinks
     let now: @Sendable () -> Date
     let etags = PhotoETags()
+    let presigned = PresignedPhotoURLs()
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
@@ -40,8 +44,14 @@ struct PhotoObjectsController {
         case .proxy:
             return try await proxy(request, id: id, name: name, thumbnail: thumbnail)
         case .redirect(let ttl):
-            let url = bucket.client.presignedURL(method: "GET", key: name, expires: ttl, at: now())
-            return Self.redirect(to: url, cacheControl: "private, max-age=\(ttl / 2)")
+            let reuse = max(ttl / 4, 1)
+            let date = now()
+            let url =
+                presigned.url(photoID: id, thumbnail: thumbnail, signedAfter: date - Double(reuse))
+                ?? presigned.remember(
+                    bucket.client.presignedURL(method: "GET", key: name, expires: ttl, at: date), signedAt: date,
+                    photoID: id, thumbnail: thumbnail)
+            return Self.redirect(to: url, cacheControl: "private, max-age=\(reuse)")
         case .publicBase(let base):
             return Self.redirect(to: base + name, cacheControl: "public, max-age=86400")
         }
@@ -55,6 +65,15 @@ struct PhotoObjectsController {
     /// The object streamed through the service.
     func proxy(_ request: Request, id: Int64, name: String, thumbnail: Bool) async throws -> Response {
         var headers: HTTPFields = [.contentType: "image/jpeg", .cacheControl: PhotosController.cacheControl]
+        if let kept = bucket.images.image(photoID: id, thumbnail: thumbnail) {
+            headers[.eTag] = kept.etag
+            if let ifNoneMatch = request.headers[.ifNoneMatch], PhotosController.matches(ifNoneMatch, kept.etag) {
+                return Response(status: .notModified, headers: headers)
+            }
+            headers[.contentLength] = String(kept.bytes.readableBytes)
+            return Response(
+                status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: kept.bytes))
+        }
         if let known = etags.etag(photoID: id, thumbnail: thumbnail),
             let ifNoneMatch = request.headers[.ifNoneMatch], PhotosController.matches(ifNoneMatch, known)
         {
@@ -81,6 +100,12 @@ struct PhotoObjectsController {
             return Response(status: .notModified, headers: headers)
         }
         if let length = object.contentLength { headers[.contentLength] = String(length) }
+        if let length = object.contentLength, length <= PhotoImageCache.largestImage {
+            // A small image is read whole, answered and kept for the next requests.
+            let bytes = try await bucket.answering { try await object.body.collect(upTo: Int(length)) }
+            bucket.images.keep(bytes, etag: etag, photoID: id, thumbnail: thumbnail)
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: bytes))
+        }
         let body = object.body
         return Response(
             status: .ok, headers: headers,
@@ -98,5 +123,32 @@ struct PhotoObjectsController {
         }
         let tag = (storeETag ?? "").trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         return "\"" + tag + "\""
+    }
+}
+
+/// The presigned URLs answered lately, by photo id and image, with when each was signed.
+/// Bounded: past `capacity` entries the memory starts over.
+final class PresignedPhotoURLs: Sendable {
+    static let capacity = 100_000
+    private let known = Mutex<[Int64: (url: String, signed: Date)]>([:])
+
+    /// The key of one image: thumbnails by the negative id.
+    private func key(_ photoID: Int64, _ thumbnail: Bool) -> Int64 { thumbnail ? -photoID : photoID }
+
+    /// A URL signed after `earliest`, if one is kept.
+    func url(photoID: Int64, thumbnail: Bool, signedAfter earliest: Date) -> String? {
+        known.withLock { known in
+            guard let entry = known[key(photoID, thumbnail)], entry.signed > earliest else { return nil }
+            return entry.url
+        }
+    }
+
+    /// Keeps a new URL and answers it.
+    func remember(_ url: String, signedAt date: Date, photoID: Int64, thumbnail: Bool) -> String {
+        known.withLock {
+            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
+            $0[key(photoID, thumbnail)] = (url, date)
+        }
+        return url
     }
 }

@@ -15,6 +15,8 @@ public struct PhotoStoreConfiguration: Sendable {
     public var links = PhotoLinks.service
     /// How old an object with no row must be before the sweep removes it (1 hour).
     public var sweepGrace: Duration = .seconds(3600)
+    /// Memory for thumbnails served in `proxy` mode (`--photo-cache-mb`, 32 MiB; 0 keeps none).
+    public var cacheMegabytes = 32
 
     public init() {}
 
@@ -23,7 +25,8 @@ public struct PhotoStoreConfiguration: Sendable {
     func openBucket(logger: Logger) async throws -> PhotoBucket? {
         guard let bucket else { return nil }
         let client = S3Client(configuration: bucket, httpClient: S3Client.sharedHTTPClient)
-        let store = PhotoBucket(client: client, prefix: prefix, sweepGrace: sweepGrace, logger: logger)
+        let store = PhotoBucket(
+            client: client, prefix: prefix, sweepGrace: sweepGrace, cacheBytes: cacheMegabytes << 20, logger: logger)
         do {
             try await store.checkAccess()
         } catch let error as S3Error {

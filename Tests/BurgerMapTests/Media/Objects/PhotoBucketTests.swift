@@ -75,7 +75,7 @@ struct PhotoBucketTests {
             let key = try #require(try await environment.stores.photos.photoObjectKey(photoID: id))
             let response = try await client.execute(uri: "/v1/photos/\(id)/thumbnail.jpg", method: .get)
             #expect(response.status == .found)
-            #expect(response.headers[.cacheControl] == "private, max-age=300")
+            #expect(response.headers[.cacheControl] == "private, max-age=150")
             let location = try #require(response.headers[.location])
             let configuration = try TestS3.configuration()
             #expect(
@@ -119,8 +119,12 @@ struct PhotoBucketTests {
             let (_, id, review, token) = try await Self.reviewWithPhoto(client)
             let place = try #require(try await environment.stores.reviews.review(id: review, viewer: nil)?.place.id)
             let other = try json(try await client.postReview(place: place, photos: [TestImages.jpeg()], token: token))
+            // Served once (the thumbnail is then kept in memory), then deleted: gone at once.
+            let thumbnail = "/v1/photos/\(id)/thumbnail.jpg"
+            #expect(try await client.execute(uri: thumbnail, method: .get).status == .ok)
             #expect(try await client.send(.delete, "/v1/reviews/\(review)", token: token).status == .noContent)
             #expect(try await client.execute(uri: "/v1/photos/\(id).jpg", method: .get).status == .notFound)
+            #expect(try await client.execute(uri: thumbnail, method: .get).status == .notFound)
             return (try #require((other["id"] as? NSNumber)?.int64Value), token)
         }
         #expect(try await environment.stores.photos.queuedPhotoObjectDeletions(limit: 10).isEmpty)
