@@ -84,6 +84,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
     @OptionGroup var notifications: NotificationOptions
     @OptionGroup var tiles: TileOptions
+    @OptionGroup var replicas: ReplicaOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -149,6 +150,7 @@ struct Serve: AsyncParsableCommand {
         try validateLimits()
         _ = try writeLimits()
         _ = try lslpSettings()
+        try replicas.validate(databaseURL: storage.databaseURL)
         if let metricsAddress {
             do {
                 _ = try LoopbackAddress(parsing: metricsAddress)
@@ -185,6 +187,7 @@ struct Serve: AsyncParsableCommand {
         configuration.logsEvents = logEvents
         notifications.apply(to: &configuration.notifications)
         tiles.apply(to: &configuration.tiles)
+        replicas.apply(to: &configuration)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))
@@ -193,7 +196,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let logger = Logger(label: "burgermap")
-        try await storage.withStores(logger: logger) { [configuration] stores, _ in
+        try await storage.withStores(logger: logger, replicas: try replicas.postgresOptions()) {
+            [configuration] stores, _ in
             try await buildServiceGroup(configuration, stores: stores).run()
         }
     }
