@@ -205,11 +205,13 @@ public struct PostgresStoreHealth: StoreHealth {
             try? await open?.close()
         }
 
-        /// Runs `body` on the probe's connection, opened first when there is none (the read
-        /// replicas' monitors ask their own questions on it).
+        /// Runs `body` on the probe's connection, opened first when there is none or the server
+        /// closed it (the read replicas' monitors ask their own questions on it). A query sent on
+        /// a connection the server closed (a fast shutdown) waited for the whole timeout: a
+        /// stopped replica then took 2.1 s to be skipped instead of 0.1 s.
         func withConnection<Value>(_ body: (PostgresConnection) async throws -> Value) async throws -> Value {
             let open: PostgresConnection
-            if let existing = connection.withLock({ $0 }) {
+            if let existing = connection.withLock({ $0 }), !existing.isClosed {
                 open = existing
             } else {
                 open = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)

@@ -70,6 +70,8 @@ final class TestEnvironment: @unchecked Sendable {
     var notifications = NotificationConfiguration()
     /// The most matches an OGC items page counts exactly, in the routers this environment builds.
     var featureMatchBound = FeatureBounds.numberMatched
+    /// With read replicas: how long a writer's signed-in reads stay on the primary.
+    var readYourWrites: Duration = .seconds(5)
 
     /// An environment on SQLite.
     convenience init() throws {
@@ -78,8 +80,8 @@ final class TestEnvironment: @unchecked Sendable {
         try self.init(folder: folder, engine: .sqlite, sqlite: database, postgres: nil)
     }
 
-    /// An environment on `engine`.
-    convenience init(_ engine: StoreEngine) async throws {
+    /// An environment on `engine`; on PostgreSQL with `replicas` (the read-replica tests).
+    convenience init(_ engine: StoreEngine, replicas: PostgresReplicaOptions? = nil) async throws {
         guard engine == .postgres else {
             try self.init()
             return
@@ -88,7 +90,7 @@ final class TestEnvironment: @unchecked Sendable {
         var logger = Logger(label: "burgermap-tests.postgres")
         logger.logLevel = .error
         let postgres = try await PostgresEngine.open(
-            url: try testDatabaseURL(), schema: schema, maximumConnections: 4, logger: logger)
+            url: try testDatabaseURL(), schema: schema, maximumConnections: 4, replicas: replicas, logger: logger)
         try self.init(folder: Self.newFolder(), engine: .postgres, sqlite: nil, postgres: postgres)
     }
 
@@ -135,6 +137,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.searchScans = searchScans
         configuration.notifications = notifications
         configuration.featureMatchBound = featureMatchBound
+        configuration.readYourWrites = readYourWrites
         return configuration
     }
 
