@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
 
 /// What the service needs to run: where to listen and where its data lives.
 public struct ServiceConfiguration: Sendable {
@@ -321,15 +322,17 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     let swept = try await media.storage.sweepOrphans(stores.photos)
     if swept > 0 { logger.notice("removed orphaned photo files", metadata: ["count": "\(swept)"]) }
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
+    var services: [any Service] = [
+        EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
+        NotificationService(services: dependencies.notifications),
+        TileService(tiles: dependencies.tiles),
+    ]
+    if dependencies.reads.writers != nil {
+        services.append(ReadRoutingService(routing: dependencies.reads, events: events, now: configuration.clock))
+    }
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: BurgerMapVersion.serverName),
-        services: [
-            EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
-            NotificationService(services: dependencies.notifications),
-            TileService(tiles: dependencies.tiles),
-            ReadRoutingService(routing: dependencies.reads, events: events, now: configuration.clock),
-        ],
-        logger: logger)
+        services: services, logger: logger)
 }

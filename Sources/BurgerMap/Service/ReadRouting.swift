@@ -104,8 +104,9 @@ private final class ReadRouteMetrics: Sendable {
     }
 }
 
-/// With replicas: follows the event log into the recent writers (every instance learns of every
-/// other's writes), and refreshes the replica gauges every second.
+/// With replicas (`buildApplication` runs it only then): follows the event log into the recent
+/// writers (every instance learns of every other's writes), and refreshes the replica gauges
+/// every second.
 struct ReadRoutingService: Service {
     let routing: ReadRouting
     let events: EventLog
