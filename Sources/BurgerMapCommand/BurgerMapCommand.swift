@@ -87,6 +87,7 @@ struct Serve: AsyncParsableCommand {
     @OptionGroup var notifications: NotificationOptions
     @OptionGroup var tiles: TileOptions
     @OptionGroup var photos: PhotoOptions
+    @OptionGroup var replicas: ReplicaOptions
 
     func validateLimits() throws {
         guard accessTokenTtl > 0, refreshTokenTtl > 0 else {
@@ -152,6 +153,7 @@ struct Serve: AsyncParsableCommand {
         try validateLimits()
         _ = try writeLimits()
         _ = try lslpSettings()
+        try replicas.validate(databaseURL: storage.databaseURL)
         if let metricsAddress {
             do {
                 _ = try LoopbackAddress(parsing: metricsAddress)
@@ -189,6 +191,7 @@ struct Serve: AsyncParsableCommand {
         notifications.apply(to: &configuration.notifications)
         tiles.apply(to: &configuration.tiles)
         try photos.apply(to: &configuration.photoStore)
+        replicas.apply(to: &configuration)
         if let blockedWords {
             do {
                 configuration.blockedWords = try BlockedWords(contentsOf: URL(fileURLWithPath: blockedWords))
@@ -197,7 +200,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         let logger = Logger(label: "burgermap")
-        try await storage.withStores(logger: logger) { [configuration] stores, _ in
+        try await storage.withStores(logger: logger, replicas: try replicas.postgresOptions()) {
+            [configuration] stores, _ in
             try await buildServiceGroup(configuration, stores: stores).run()
         }
     }

@@ -33,16 +33,18 @@ struct StorageOptions: ParsableArguments {
     }
 
     /// Opens the configured engine (migrating it), runs `body` with its stores, and closes it.
-    /// PostgreSQL's connection pool runs beside `body` until it returns.
+    /// PostgreSQL's connection pool (and its read replicas', `burgermap serve --read-database`)
+    /// runs beside `body` until it returns.
     func withStores<Result: Sendable>(
-        logger: Logger, _ body: @Sendable (ServiceStores, Engine) async throws -> Result
+        logger: Logger, replicas: PostgresReplicaOptions? = nil,
+        _ body: @Sendable (ServiceStores, Engine) async throws -> Result
     ) async throws -> Result {
         guard let databaseURL else {
             let database = try AppDatabase(dataDirectory: data.dataDirectory)
             return try await body(ServiceStores(database), .sqlite(database))
         }
         let url = try PostgresDatabaseURL(databaseURL)
-        return try await PostgresEngine.withEngine(url: url, logger: logger) { engine in
+        return try await PostgresEngine.withEngine(url: url, replicas: replicas, logger: logger) { engine in
             try await body(engine.stores, .postgres(engine))
         }
     }

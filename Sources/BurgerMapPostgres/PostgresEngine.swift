@@ -36,11 +36,13 @@ public final class PostgresEngine: Service, Sendable {
     public let push: PostgresPushStore
     /// The OGC API – Features collections.
     public let features: PostgresFeatureStore
+    /// The read replicas (`--read-database`), if any.
+    public let replicas: PostgresReplicas?
     let logger: Logger
 
     private init(
         url: PostgresDatabaseURL, schema: String?, client: PostgresClient,
-        probeConfiguration: PostgresConnection.Configuration, logger: Logger
+        probeConfiguration: PostgresConnection.Configuration, replicas: PostgresReplicaOptions?, logger: Logger
     ) {
         self.url = url
         self.schema = schema
@@ -65,6 +67,9 @@ public final class PostgresEngine: Service, Sendable {
         notifications = PostgresNotificationStore(client: client, logger: logger, events: events)
         push = PostgresPushStore(client: client, logger: logger)
         features = PostgresFeatureStore(client: client, logger: logger)
+        self.replicas = replicas.flatMap { options in
+            options.urls.isEmpty ? nil : PostgresReplicas(options, schema: schema, events: events, logger: logger)
+        }
     }
 
     /// Every store of the engine, as the HTTP layer uses them.
@@ -73,16 +78,19 @@ public final class PostgresEngine: Service, Sendable {
             places: places, accounts: accounts, reviews: reviews, photos: photos, social: social, feed: feed,
             health: health, throttle: throttle, posts: posts, writeLimits: writeLimits, moderation: moderation,
             blocks: blocks, reports: reports, events: events, idempotency: reviews, notifications: notifications,
-            push: push, features: features)
+            push: push, features: features, replicas: replicas)
     }
 
     /// Checks the server, creates PostGIS and the schema when missing, applies the migrations,
     /// and builds the pool (which serves queries once `run()` runs).
-    /// - Parameter schema: a schema of the engine's own (created when missing, put first on the
-    ///   `search_path`); lower-case letters, digits and underscores.
+    /// - Parameters:
+    ///   - schema: a schema of the engine's own (created when missing, put first on the
+    ///     `search_path`); lower-case letters, digits and underscores.
+    ///   - replicas: streaming replicas for the reads that tolerate a little lag; not connected
+    ///     here: one that does not answer yet is skipped until it does.
     public static func open(
         url: PostgresDatabaseURL, schema: String? = nil, maximumConnections: Int = 20,
-        logger: Logger = Logger(label: "burgermap.postgres")
+        replicas: PostgresReplicaOptions? = nil, logger: Logger = Logger(label: "burgermap.postgres")
     ) async throws -> PostgresEngine {
         if let schema, !isPlainIdentifier(schema) { throw PostgresEngineError.invalidSchema(schema) }
         // The schema first; PostGIS's types and functions live in `public`.
@@ -118,24 +126,28 @@ public final class PostgresEngine: Service, Sendable {
         configuration.options.maximumConnections = maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         return PostgresEngine(
-            url: url, schema: schema, client: client, probeConfiguration: connectionConfiguration, logger: logger)
+            url: url, schema: schema, client: client, probeConfiguration: connectionConfiguration,
+            replicas: replicas, logger: logger)
     }
 
-    /// Runs the pool until the task is cancelled or the service group shuts down.
+    /// Runs the pool (and the replicas' pools and monitors) until the task is cancelled or the
+    /// service group shuts down.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
             group.addTask { await self.health.monitor() }
+            if let replicas = self.replicas { group.addTask { await replicas.run() } }
         }
     }
 
     /// Opens an engine, runs its pool in a child task while `body` runs, and stops it afterwards.
     public static func withEngine<Result: Sendable>(
         url: PostgresDatabaseURL, schema: String? = nil, maximumConnections: Int = 20,
-        logger: Logger = Logger(label: "burgermap.postgres"),
+        replicas: PostgresReplicaOptions? = nil, logger: Logger = Logger(label: "burgermap.postgres"),
         _ body: @Sendable (PostgresEngine) async throws -> Result
     ) async throws -> Result {
-        let engine = try await open(url: url, schema: schema, maximumConnections: maximumConnections, logger: logger)
+        let engine = try await open(
+            url: url, schema: schema, maximumConnections: maximumConnections, replicas: replicas, logger: logger)
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await engine.run() }
             defer { group.cancelAll() }

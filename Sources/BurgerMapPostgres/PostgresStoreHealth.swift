@@ -39,7 +39,10 @@ public struct PostgresStoreHealth: StoreHealth {
     public var checksInBackground: Bool { true }
 
     /// Errors of a connection that is gone: the server went away under a query.
-    public func isOutage(_ error: any Error) -> Bool {
+    public func isOutage(_ error: any Error) -> Bool { Self.isConnectionLost(error) }
+
+    /// Whether `error` says the server went away under a query (or could not be reached).
+    static func isConnectionLost(_ error: any Error) -> Bool {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed:
@@ -202,21 +205,30 @@ public struct PostgresStoreHealth: StoreHealth {
             try? await open?.close()
         }
 
+        /// Runs `body` on the probe's connection, opened first when there is none or the server
+        /// closed it (the read replicas' monitors ask their own questions on it). A query sent on
+        /// a connection the server closed (a fast shutdown) waited for the whole timeout: a
+        /// stopped replica then took 2.1 s to be skipped instead of 0.1 s.
+        func withConnection<Value>(_ body: (PostgresConnection) async throws -> Value) async throws -> Value {
+            let open: PostgresConnection
+            if let existing = connection.withLock({ $0 }), !existing.isClosed {
+                open = existing
+            } else {
+                open = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                let stale = connection.withLock { connection in
+                    defer { connection = open }
+                    return connection
+                }
+                try? await stale?.close()
+            }
+            return try await body(open)
+        }
+
         private func selectOne() async -> Outcome {
             do {
-                let open: PostgresConnection
-                if let existing = connection.withLock({ $0 }) {
-                    open = existing
-                } else {
-                    open = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
-                    let stale = connection.withLock { connection in
-                        defer { connection = open }
-                        return connection
-                    }
-                    try? await stale?.close()
-                }
-                return try await PostgresStoreHealth.answersOne(open.query("SELECT 1", logger: logger))
-                    ? .answered : .failed
+                return try await withConnection { open in
+                    try await PostgresStoreHealth.answersOne(open.query("SELECT 1", logger: logger))
+                } ? .answered : .failed
             } catch {
                 return .failed
             }

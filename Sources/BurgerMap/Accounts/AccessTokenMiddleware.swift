@@ -10,10 +10,17 @@ import Hummingbird
 /// refreshes instead of sending its user to the login screen. A bad token is refused even on
 /// routes where signing in is optional: the client asked to be someone, and should learn that
 /// it is not.
+///
+/// With read replicas, a signed-in request that may write (any method but GET, HEAD and
+/// OPTIONS) notes its user in `writers` when its handler is done, before the answer goes out:
+/// the user's next reads go to the primary at once, on this instance (the others learn it from
+/// the event log).
 struct AccessTokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: AccessTokens
     let accounts: any AccountStore
+    /// The recent writers of read-your-writes routing; `nil` without read replicas.
+    var writers: RecentWriters? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -41,9 +48,16 @@ struct AccessTokenMiddleware: RouterMiddleware {
             var context = context
             context.identity = user
             context.identityIsModerator = isModerator
+            guard let writers, request.method.mayWrite else { return try await next(request, context) }
+            defer { writers.noteWrite(by: user.id) }
             return try await next(request, context)
         }
     }
+}
+
+extension HTTPRequest.Method {
+    /// Whether a request of this method may write: anything but GET, HEAD and OPTIONS.
+    var mayWrite: Bool { self != .get && self != .head && self != .options }
 }
 
 /// What an access token names, as both token middlewares (this one and the LookForRealBurger

@@ -66,6 +66,18 @@ public struct AccessTokens: Sendable {
         return claims.exp.value > time ? .success(userID) : .failure(.expired)
     }
 
+    /// The user a genuine, unexpired token names and when it was issued (read-your-writes
+    /// routing: a token issued within the window may belong to an account made just now).
+    func subjectAndIssue(of token: String, at time: Date = Timestamp.now().date) async
+        -> (userID: Int64, issuedAt: Timestamp)?
+    {
+        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
+            let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
+            let userID = Int64(claims.sub.value), userID > 0, claims.exp.value > time
+        else { return nil }
+        return (userID, Timestamp(date: claims.iat.value))
+    }
+
     /// When a genuine token expires (a notification stream ends then); `nil` for any other text.
     func expiry(of token: String) async -> Date? {
         guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",

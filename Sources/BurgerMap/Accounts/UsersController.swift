@@ -4,6 +4,8 @@ import Hummingbird
 /// The user routes under `/v1/users`: the caller's own account and public profiles.
 struct UsersController {
     let accounts: any AccountStore
+    /// Public profiles: lag-tolerant reads (a replica's, or the primary's).
+    let reads: ReadRouting
     let media: MediaServices
     let authentication: AccessTokenMiddleware
     /// Terms no nickname or bio may contain.
@@ -70,10 +72,15 @@ struct UsersController {
     }
 
     /// `GET /v1/users/{id}`: a public profile; `is_following` is the viewer's, when signed in.
+    /// A lag-tolerant read: the account and its counts from the same store.
     @Sendable func profile(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.userNotFound)
-        guard let user = try await accounts.user(id: id) else { throw Problem.notFound(.userNotFound, id: id) }
-        let stats = try await accounts.profileStats(of: id, viewer: context.identity?.id)
+        let viewer = context.identity?.id
+        let profile = try await reads.run(request, context) { reads -> (User, ProfileStats)? in
+            guard let user = try await reads.user(id: id) else { return nil }
+            return (user, try await reads.profileStats(of: id, viewer: viewer))
+        }
+        guard let (user, stats) = profile else { throw Problem.notFound(.userNotFound, id: id) }
         return ProfileView(user: user, stats: stats, includesEmail: false).response()
     }
 

@@ -99,6 +99,9 @@ struct LSLPTokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: AccessTokens
     let accounts: any AccountStore
+    /// The recent writers of read-your-writes routing (as `AccessTokenMiddleware`); `nil`
+    /// without read replicas.
+    var writers: RecentWriters? = nil
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -114,6 +117,8 @@ struct LSLPTokenMiddleware: RouterMiddleware {
             var context = context
             context.identity = user
             context.identityIsModerator = isModerator
+            guard let writers, request.method.mayWrite else { return try await next(request, context) }
+            defer { writers.noteWrite(by: user.id) }
             return try await next(request, context)
         }
     }

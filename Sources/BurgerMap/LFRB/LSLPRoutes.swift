@@ -12,8 +12,10 @@ extension Router where Context == AppRequestContext {
         let stores = dependencies.stores
         let group = self.group("v1").add(middleware: LSLPErrorMiddleware())
             .add(middleware: LSLPKeyMiddleware(key: settings.key))
+        // Their reads stay on the primary (with read replicas too): the app reads its own posts
+        // back at once. Their writes still mark the writer for the native routes' reads.
         let authentication = LSLPTokenMiddleware(
-            tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
+            tokens: dependencies.accounts.accessTokens, accounts: stores.accounts, writers: dependencies.reads.writers)
         LSLPAccountsController(
             accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts,
             writes: writes, blocks: stores.blocks, media: dependencies.media

@@ -12,9 +12,9 @@ extension PlacesController {
         let box = try Self.boundingBox(reader.text("bbox"))
         let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
-        let result = try await store.clusters(
-            ClusterQuery(
-                west: box[0], south: box[1], east: box[2], north: box[3], zoom: zoom, reviewedOnly: reviewedOnly))
+        let query = ClusterQuery(
+            west: box[0], south: box[1], east: box[2], north: box[3], zoom: zoom, reviewedOnly: reviewedOnly)
+        let result = try await reads.run(request, context) { try await $0.clusters(query) }
         var writer = JSONWriter(capacity: 256 + result.items.count * 300)
         if format == .geoJSON {
             writer.clusterFeatures(result)

@@ -73,7 +73,7 @@ extension PlacesController {
             }
         }
         defer { if scans { searchScans.giveBack() } }
-        let page = try await store.searchPlaces(query)
+        let page = try await reads.run(request, context) { [query] in try await $0.searchPlaces(query) }
         let next = page.hasMore ? page.items.last.map { cursors.encode($0.key, scope: scope) } : nil
         return Page(items: page.items, nextCursor: next).response(for: request, format: format)
     }

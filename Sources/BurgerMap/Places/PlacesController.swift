@@ -4,6 +4,8 @@ import Hummingbird
 /// The place routes under `/v1/places`.
 struct PlacesController {
     let store: any PlaceStore
+    /// Nearby, viewport, clusters and search: lag-tolerant reads (a replica's, or the primary's).
+    let reads: ReadRouting
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
     /// The cores that searches of two characters may occupy at once.
@@ -105,8 +107,10 @@ struct PlacesController {
         // slot of `expensiveReads`.
         let page =
             query.hasFilters
-            ? try await expensiveReads.run { [query] in try await store.nearbyPlaces(query) }
-            : try await store.nearbyPlaces(query)
+            ? try await expensiveReads.run { [query] in
+                try await reads.run(request, context) { try await $0.nearbyPlaces(query) }
+            }
+            : try await reads.run(request, context) { [query] in try await $0.nearbyPlaces(query) }
         let next = page.nextKey.map { cursors.encode($0, scope: scope) }
         return Page(items: page.items, nextCursor: next).response(for: request, format: format)
     }
@@ -128,7 +132,9 @@ struct PlacesController {
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(ViewportKey.self, from: cursor, scope: scope)
         }
-        let result = try await expensiveReads.run { [query] in try await store.placesInViewport(query) }
+        let result = try await expensiveReads.run { [query] in
+            try await reads.run(request, context) { try await $0.placesInViewport(query) }
+        }
         let next = result.nextKey.map { cursors.encode($0, scope: scope) }
         let headers: HTTPFields = [.vary: "Accept"]
         func writeEnd(_ writer: inout JSONWriter) {

@@ -10,7 +10,8 @@ struct ReviewsController {
     /// The answers kept for `Idempotency-Key` replays.
     let idempotency: any IdempotencyStore
     let places: any PlaceStore
-    let accounts: any AccountStore
+    /// The public review lists' reads (a replica's, or the primary's).
+    let reads: ReadRouting
     let media: MediaServices
     let cursors: CursorCodec
     let authentication: AccessTokenMiddleware
@@ -54,21 +55,25 @@ struct ReviewsController {
     }
 
     /// A page of reviews, newest first (ties by id), keyset-paged with a cursor signed for this
-    /// list. The list of a missing place or user is `404`, not empty.
+    /// list. The list of a missing place or user is `404`, not empty. A lag-tolerant read: the
+    /// page and whether its place or user exists come from the same store, so a replica that
+    /// has not replayed a new place yet answers as the primary did a moment ago.
     func list(_ request: Request, _ context: AppRequestContext, scope: ReviewListScope) async throws -> Response {
         let query = try ListQuery(request, cursors: cursors, scope: scope.cursorScope)
-        let page = try await reviews.reviews(
-            scope, after: query.after, limit: query.limit, viewer: context.identity?.id)
+        let (after, limit, viewer) = (query.after, query.limit, context.identity?.id)
+        let (page, ownerExists) = try await reads.run(request, context) { reads in
+            let page = try await reads.reviews(scope, after: after, limit: limit, viewer: viewer)
+            guard page.items.isEmpty else { return (page, true) }
+            switch scope {
+            case .all: return (page, true)
+            case .place(let id): return (page, try await reads.placeExists(id: id))
+            case .author(let id): return (page, try await reads.userExists(id: id))
+            }
+        }
         switch scope {
-        case .all: break
-        case .place(let id):
-            try await page.requireOwner(missing: .notFound(.placeNotFound, id: id)) {
-                try await places.place(id: id) != nil
-            }
-        case .author(let id):
-            try await page.requireOwner(missing: .notFound(.userNotFound, id: id)) {
-                try await accounts.userExists(id: id)
-            }
+        case .place(let id) where !ownerExists: throw Problem.notFound(.placeNotFound, id: id)
+        case .author(let id) where !ownerExists: throw Problem.notFound(.userNotFound, id: id)
+        default: break
         }
         return page.response(for: request, query: query, cursors: cursors)
     }

@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import Metrics
 import Prometheus
+import ServiceLifecycle
 
 /// What the service needs to run: where to listen and where its data lives.
 public struct ServiceConfiguration: Sendable {
@@ -62,6 +63,9 @@ public struct ServiceConfiguration: Sendable {
     public var tiles = TileConfiguration()
     /// The most matches an OGC items page counts exactly (`numberMatched`); tests set less.
     public var featureMatchBound = FeatureBounds.numberMatched
+    /// With read replicas: how long after a write its writer's signed-in reads stay on the
+    /// primary (`--read-your-writes`, 5 s).
+    public var readYourWrites: Duration = .seconds(5)
 
     public init(host: String = "127.0.0.1", port: Int = 8080, dataDirectory: URL, logLevel: Logger.Level = .info) {
         self.host = host
@@ -105,12 +109,16 @@ public struct ServiceDependencies: Sendable {
     public var tiles: TileServices
     /// The most matches an OGC items page counts exactly (`numberMatched`).
     public var featureMatchBound = FeatureBounds.numberMatched
+    /// Where the reads that tolerate a little lag go: the primary, or with `stores.replicas`
+    /// the replicas under the read-your-writes rule.
+    public var reads: ReadRouting
 
     public init(
         stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
         events: EventLog, notifications: NotificationServices, tiles: TileServices
     ) {
         self.stores = stores
+        reads = ReadRouting(router: LagTolerantRouter(primary: stores.lagTolerantReads), tokens: accounts.accessTokens)
         self.secret = secret
         self.accounts = accounts
         self.media = media
@@ -160,7 +168,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(middleware: RequestMetricsMiddleware())
     let stores = dependencies.stores
     let cursors = CursorCodec(secret: dependencies.secret)
-    let authentication = AccessTokenMiddleware(tokens: dependencies.accounts.accessTokens, accounts: stores.accounts)
+    let reads = dependencies.reads
+    let authentication = AccessTokenMiddleware(
+        tokens: dependencies.accounts.accessTokens, accounts: stores.accounts, writers: reads.writers)
     router.addRoutes(
         ServiceController(
             health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry,
@@ -169,7 +179,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
             servesMetrics: servesMetrics))
     router.addRoutes(
         PlacesController(
-            store: stores.places, cursors: cursors, authentication: authentication,
+            store: stores.places, reads: reads, cursors: cursors, authentication: authentication,
             searchScans: dependencies.searchScans, expensiveReads: dependencies.expensiveReads
         ).endpoints,
         atPath: "/v1/places")
@@ -181,7 +191,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let writes = WriteLimiter(store: stores.writeLimits, limits: dependencies.writeLimits)
     router.addRoutes(
         UsersController(
-            accounts: stores.accounts, media: dependencies.media, authentication: authentication,
+            accounts: stores.accounts, reads: reads, media: dependencies.media, authentication: authentication,
             blockedWords: blockedWords, writes: writes
         ).endpoints,
         atPath: "/v1/users")
@@ -193,7 +203,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ).endpoints,
         atPath: "/v1/users")
     let reviews = ReviewsController(
-        reviews: stores.reviews, idempotency: stores.idempotency, places: stores.places, accounts: stores.accounts,
+        reviews: stores.reviews, idempotency: stores.idempotency, places: stores.places, reads: reads,
         media: dependencies.media,
         cursors: cursors, authentication: authentication, blockedWords: blockedWords, writes: writes)
     router.addRoutes(reviews.endpoints, atPath: "/v1/reviews")
@@ -286,6 +296,13 @@ public func buildDependencies(
     dependencies.writeLimits = configuration.writeLimits
     dependencies.reportRules = configuration.reportRules
     dependencies.featureMatchBound = configuration.featureMatchBound
+    if let replicas = stores.replicas {
+        dependencies.reads = ReadRouting(
+            router: LagTolerantRouter(
+                primary: stores.lagTolerantReads, replicas: replicas,
+                writers: RecentWriters(window: configuration.readYourWrites, startingAt: configuration.clock())),
+            tokens: accounts.accessTokens)
+    }
     if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
     return dependencies
 }
@@ -324,15 +341,18 @@ public func buildApplication(_ configuration: ServiceConfiguration, stores: Serv
     let janitor = PhotoObjectJanitor(
         storage: media.storage, rows: stores.photos, sweepGrace: configuration.photoStore.sweepGrace)
     let router = buildRouter(dependencies, servesMetrics: configuration.metricsAddress == nil)
+    var services: [any Service] = [
+        EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
+        NotificationService(services: dependencies.notifications),
+        TileService(tiles: dependencies.tiles),
+        PhotoObjectJanitorService(janitor: janitor, logger: logger),
+    ]
+    if dependencies.reads.writers != nil {
+        services.append(ReadRoutingService(routing: dependencies.reads, events: events, now: configuration.clock))
+    }
     return Application(
         router: router, server: .guardedHTTP1(configuration.connectionLimits),
         configuration: .init(
             address: .hostname(configuration.host, port: configuration.port), serverName: BurgerMapVersion.serverName),
-        services: [
-            EventLogService(log: events, logsEvents: configuration.logsEvents, logger: logger),
-            NotificationService(services: dependencies.notifications),
-            TileService(tiles: dependencies.tiles),
-            PhotoObjectJanitorService(janitor: janitor, logger: logger),
-        ],
-        logger: logger)
+        services: services, logger: logger)
 }

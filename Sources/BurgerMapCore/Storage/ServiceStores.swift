@@ -68,9 +68,13 @@ public struct ServiceStores: Sendable {
     public var push: any PushStore
     /// The OGC API – Features collections (`/ogc`).
     public var features: any FeatureStore
+    /// Streaming replicas for the reads that tolerate a little lag (`LagTolerantReads`);
+    /// `nil` (SQLite, PostgreSQL without `--read-database`) reads everything from the stores above.
+    public var replicas: (any ReplicaSet)?
 
     /// Every store from one engine.
     public init(_ engine: some StorageEngine) {
+        replicas = nil
         places = engine
         accounts = engine
         reviews = engine
@@ -91,14 +95,17 @@ public struct ServiceStores: Sendable {
         features = engine
     }
 
-    /// The stores of an engine that implements each feature in a type of its own (PostgreSQL).
+    /// The stores of an engine that implements each feature in a type of its own (PostgreSQL),
+    /// and its replicas, if any.
     public init(
         places: any PlaceStore, accounts: any AccountStore, reviews: any ReviewStore, photos: any PhotoStore,
         social: any SocialStore, feed: any FeedStore, health: any StoreHealth, throttle: any LoginThrottleStore,
         posts: any PostStore, writeLimits: any WriteLimitStore, moderation: any ModerationStore,
         blocks: any BlockStore, reports: any ReportStore, events: any EventStore, idempotency: any IdempotencyStore,
-        notifications: any NotificationStore, push: any PushStore, features: any FeatureStore
+        notifications: any NotificationStore, push: any PushStore, features: any FeatureStore,
+        replicas: (any ReplicaSet)? = nil
     ) {
+        self.replicas = replicas
         self.places = places
         self.accounts = accounts
         self.reviews = reviews

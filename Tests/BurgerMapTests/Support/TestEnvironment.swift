@@ -72,6 +72,8 @@ final class TestEnvironment: @unchecked Sendable {
     var featureMatchBound = FeatureBounds.numberMatched
     /// How photo URLs are answered in the routers this environment builds (with a bucket).
     var photoLinks = PhotoLinks.proxy
+    /// With read replicas: how long a writer's signed-in reads stay on the primary.
+    var readYourWrites: Duration = .seconds(5)
 
     /// An environment on SQLite, with photos in `photos` (by default `PhotoBackend.configured`).
     convenience init(photos: PhotoBackend = .configured) throws {
@@ -80,8 +82,11 @@ final class TestEnvironment: @unchecked Sendable {
         try self.init(folder: folder, engine: .sqlite, sqlite: database, postgres: nil, photos: photos)
     }
 
-    /// An environment on `engine`, with photos in `photos` (by default `PhotoBackend.configured`).
-    convenience init(_ engine: StoreEngine, photos: PhotoBackend = .configured) async throws {
+    /// An environment on `engine`, with photos in `photos` (by default `PhotoBackend.configured`);
+    /// on PostgreSQL with `replicas` (the read-replica tests).
+    convenience init(
+        _ engine: StoreEngine, photos: PhotoBackend = .configured, replicas: PostgresReplicaOptions? = nil
+    ) async throws {
         guard engine == .postgres else {
             try self.init(photos: photos)
             return
@@ -90,7 +95,7 @@ final class TestEnvironment: @unchecked Sendable {
         var logger = Logger(label: "burgermap-tests.postgres")
         logger.logLevel = .error
         let postgres = try await PostgresEngine.open(
-            url: try testDatabaseURL(), schema: schema, maximumConnections: 4, logger: logger)
+            url: try testDatabaseURL(), schema: schema, maximumConnections: 4, replicas: replicas, logger: logger)
         try self.init(folder: Self.newFolder(), engine: .postgres, sqlite: nil, postgres: postgres, photos: photos)
     }
 
@@ -144,6 +149,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.notifications = notifications
         configuration.featureMatchBound = featureMatchBound
         configuration.photoStore.links = photoLinks
+        configuration.readYourWrites = readYourWrites
         return configuration
     }
 
