@@ -81,7 +81,7 @@ struct ReplicaNearbyBench: AsyncParsableCommand {
                         let begin = DispatchTime.now().uptimeNanoseconds
                         let (page, route) = try await search(query)
                         times[name, default: []].append(Double(DispatchTime.now().uptimeNanoseconds - begin) / 1000)
-                        routes[name, default: []].insert(route.map { "\($0)" } ?? "store")
+                        routes[name, default: []].insert(Self.describe(route))
                         answers[name, default: []].append(page.items.map(\.place.id))
                     }
                 }
@@ -101,6 +101,15 @@ struct ReplicaNearbyBench: AsyncParsableCommand {
                 String(
                     format: "replica / primary (medians): %.3f", median(times["replica"]!) / median(times["primary"]!)))
             print("identical pages (ids), replica and primary: \(agreements) of \(points.count)")
+        }
+    }
+
+    /// Where a search ran, for the report.
+    static func describe(_ route: ReadRoute?) -> String {
+        switch route {
+        case nil: "the primary's store"
+        case .replica(let index)?: "router: replica \(index)"
+        case .primary(let reason)?: "router: primary, \(reason.rawValue)"
         }
     }
 
