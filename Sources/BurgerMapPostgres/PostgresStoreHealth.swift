@@ -209,9 +209,18 @@ public struct PostgresStoreHealth: StoreHealth {
         /// closed it (the read replicas' monitors ask their own questions on it). A query sent on
         /// a connection the server closed (a fast shutdown) waited for the whole timeout: a
         /// stopped replica then took 2.1 s to be skipped instead of 0.1 s.
-        func withConnection<Value>(_ body: (PostgresConnection) async throws -> Value) async throws -> Value {
+        ///
+        /// The primary's own check keeps a closed connection (`reopensClosed` false): its query
+        /// fails, the database counts as away for that round, and requests are answered `503`
+        /// at once while the pool, whose sessions the server ended too, reconnects. With the
+        /// check reopening at once, a write sent right after every session was ended once
+        /// waited on the pool past a client's 15 s in CI (`scripts/fault-check`, PostgreSQL
+        /// read-only).
+        func withConnection<Value>(
+            reopensClosed: Bool = true, _ body: (PostgresConnection) async throws -> Value
+        ) async throws -> Value {
             let open: PostgresConnection
-            if let existing = connection.withLock({ $0 }), !existing.isClosed {
+            if let existing = connection.withLock({ $0 }), !reopensClosed || !existing.isClosed {
                 open = existing
             } else {
                 open = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
@@ -226,7 +235,7 @@ public struct PostgresStoreHealth: StoreHealth {
 
         private func selectOne() async -> Outcome {
             do {
-                return try await withConnection { open in
+                return try await withConnection(reopensClosed: false) { open in
                     try await PostgresStoreHealth.answersOne(open.query("SELECT 1", logger: logger))
                 } ? .answered : .failed
             } catch {
