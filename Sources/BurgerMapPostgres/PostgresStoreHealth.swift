@@ -143,7 +143,7 @@ public struct PostgresStoreHealth: StoreHealth {
     static func firstAnswer<Value: Sendable>(
         within timeout: Duration, onTimeout: Value, _ operation: @escaping @Sendable () async -> Value
     ) async -> Value {
-        let answer = Answer<Value>()
+        let answer = FirstAnswer<Value>()
         var tasks: [Task<Void, Never>] = []
         let value = await withCheckedContinuation { continuation in
             answer.wait(continuation)
@@ -156,23 +156,6 @@ public struct PostgresStoreHealth: StoreHealth {
         }
         for task in tasks { task.cancel() }
         return value
-    }
-
-    /// The one answer of a race between an operation and its timeout: the first to finish
-    /// resumes the caller, the other finds nobody waiting.
-    private final class Answer<Value: Sendable>: Sendable {
-        private let waiting = Mutex<CheckedContinuation<Value, Never>?>(nil)
-
-        func wait(_ continuation: CheckedContinuation<Value, Never>) {
-            waiting.withLock { $0 = continuation }
-        }
-
-        func give(_ value: Value) {
-            waiting.withLock { waiting in
-                defer { waiting = nil }
-                return waiting
-            }?.resume(returning: value)
-        }
     }
 
     /// The monitor's connection: opened when a check needs it, closed after any failure (a

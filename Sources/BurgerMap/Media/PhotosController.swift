@@ -16,15 +16,22 @@ import Synchronization
 struct PhotosController {
     let storage: PhotoFolder
     let fileIO: FileIO
-    let etags = PhotoETags()
+    /// The ETag of each file already read: hashed once per process.
+    let etags = PhotoMemory<String>()
 
     /// The routes this controller serves.
-    var endpoints: RouteCollection<AppRequestContext> {
+    var endpoints: RouteCollection<AppRequestContext> { Self.routes(serve) }
+
+    /// `GET` and `HEAD` of a photo's two images under `/v1/photos`, answered by `serve` (with
+    /// whether the thumbnail is asked for), whichever store holds them.
+    static func routes(
+        _ serve: @escaping @Sendable (Request, AppRequestContext, _ thumbnail: Bool) async throws -> Response
+    ) -> RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        routes.get("{id}.jpg") { request, context in try await serve(request, context, thumbnail: false) }
-        routes.head("{id}.jpg") { request, context in try await serve(request, context, thumbnail: false) }
-        routes.get(":id/thumbnail.jpg") { request, context in try await serve(request, context, thumbnail: true) }
-        routes.head(":id/thumbnail.jpg") { request, context in try await serve(request, context, thumbnail: true) }
+        routes.get("{id}.jpg") { request, context in try await serve(request, context, false) }
+        routes.head("{id}.jpg") { request, context in try await serve(request, context, false) }
+        routes.get(":id/thumbnail.jpg") { request, context in try await serve(request, context, true) }
+        routes.head(":id/thumbnail.jpg") { request, context in try await serve(request, context, true) }
         return routes
     }
 
@@ -40,7 +47,7 @@ struct PhotosController {
         // are the answer, whatever their size.
         var inPlace: ByteBuffer? = nil
         let etag: String
-        if let known = etags.etag(photoID: id, thumbnail: thumbnail) {
+        if let known = etags.value(photoID: id, thumbnail: thumbnail) {
             etag = known
         } else {
             guard let bytes = Self.read(path, size: Int(status.st_size)) else {
@@ -113,28 +120,6 @@ struct PhotosController {
         header.split(separator: ",").contains { candidate in
             let tag = candidate.trimmingCharacters(in: .whitespaces)
             return tag == "*" || tag == etag || tag == "W/" + etag
-        }
-    }
-}
-
-/// The ETags of photo files already read, by photo id and image: a photo's bytes never change
-/// under its id, so each is hashed once per process. Bounded: past `capacity` entries the memory
-/// starts over (a file is then hashed again when next asked for).
-final class PhotoETags: Sendable {
-    static let capacity = 100_000
-    private let known = Mutex<[Int64: String]>([:])
-
-    /// The key of one image: thumbnails by the negative id.
-    private func key(_ photoID: Int64, _ thumbnail: Bool) -> Int64 { thumbnail ? -photoID : photoID }
-
-    func etag(photoID: Int64, thumbnail: Bool) -> String? {
-        known.withLock { $0[key(photoID, thumbnail)] }
-    }
-
-    func remember(_ etag: String, photoID: Int64, thumbnail: Bool) {
-        known.withLock {
-            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
-            $0[key(photoID, thumbnail)] = etag
         }
     }
 }

@@ -25,7 +25,7 @@ public final class PhotoBucket: PhotoStorage {
     public let prefix: String
     let health: PhotoBucketHealth
     /// The object keys of photos already looked up: a photo's key never changes.
-    let keys = PhotoObjectKeys()
+    let keys = PhotoMemory<String>()
     /// Thumbnails served in `proxy` mode, kept a minute (`--photo-cache-mb`).
     let images: PhotoImageCache
     let logger: Logger
@@ -101,10 +101,15 @@ public final class PhotoBucket: PhotoStorage {
 
     /// The `503` of a store known to be away.
     func refuseWhileAway() throws {
-        switch health.state {
-        case .ok: return
-        case .unreachable: throw Problem(.serviceUnavailable, .photoStoreUnavailable, headers: [.retryAfter: "5"])
-        case .denied: throw Problem(.serviceUnavailable, .photoStoreDenied, headers: [.retryAfter: "30"])
+        if let problem = Self.problem(health.state) { throw problem }
+    }
+
+    /// The `503` that names a store in `state` (`nil` while it works).
+    static func problem(_ state: PhotoStoreState) -> Problem? {
+        switch state {
+        case .ok: nil
+        case .unreachable: Problem(.serviceUnavailable, .photoStoreUnavailable, headers: [.retryAfter: "5"])
+        case .denied: Problem(.serviceUnavailable, .photoStoreDenied, headers: [.retryAfter: "30"])
         }
     }
 
@@ -152,7 +157,7 @@ public final class PhotoBucket: PhotoStorage {
 
     /// The key of a photo: remembered, or read from its row (`nil`: no such photo).
     func objectKey(photoID: Int64, rows: any PhotoStore) async throws -> String? {
-        if let known = keys.key(photoID: photoID) { return known }
+        if let known = keys.value(photoID: photoID) { return known }
         guard let key = try await rows.photoObjectKey(photoID: photoID) else { return nil }
         keys.remember(key, photoID: photoID)
         return key
@@ -175,11 +180,11 @@ public final class PhotoBucket: PhotoStorage {
             case .unreachable(let detail):
                 health.record(.unreachable)
                 logger.warning("photo store unreachable", metadata: ["error": "\(detail)"])
-                throw Problem(.serviceUnavailable, .photoStoreUnavailable, headers: [.retryAfter: "5"])
+                throw Self.problem(.unreachable)!
             case .denied(let code, let message):
                 health.record(.denied)
                 logger.error("photo store refused the key", metadata: ["code": "\(code)", "message": "\(message)"])
-                throw Problem(.serviceUnavailable, .photoStoreDenied, headers: [.retryAfter: "30"])
+                throw Self.problem(.denied)!
             default:
                 throw error
             }

@@ -3,7 +3,6 @@ import BurgerMapObjectStorage
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Synchronization
 
 /// `GET`/`HEAD /v1/photos/{id}.jpg` and `/v1/photos/{id}/thumbnail.jpg` when the photos are in a
 /// bucket, in the mode of `--photo-urls` (`PhotoLinks`):
@@ -21,17 +20,12 @@ struct PhotoObjectsController {
     let rows: any PhotoStore
     let links: PhotoLinks
     let now: @Sendable () -> Date
-    let etags = PhotoETags()
-    let presigned = PresignedPhotoURLs()
+    let etags = PhotoMemory<String>()
+    /// The presigned URL answered last for each image, with when it was signed.
+    let presigned = PhotoMemory<PresignedURL>()
 
-    var endpoints: RouteCollection<AppRequestContext> {
-        let routes = RouteCollection(context: AppRequestContext.self)
-        routes.get("{id}.jpg") { request, context in try await serve(request, context, thumbnail: false) }
-        routes.head("{id}.jpg") { request, context in try await serve(request, context, thumbnail: false) }
-        routes.get(":id/thumbnail.jpg") { request, context in try await serve(request, context, thumbnail: true) }
-        routes.head(":id/thumbnail.jpg") { request, context in try await serve(request, context, thumbnail: true) }
-        return routes
-    }
+    /// The routes this controller serves (the folder's table, `PhotosController.routes`).
+    var endpoints: RouteCollection<AppRequestContext> { PhotosController.routes(serve) }
 
     /// One image, in the configured mode.
     @Sendable func serve(_ request: Request, _ context: AppRequestContext, thumbnail: Bool) async throws -> Response {
@@ -46,11 +40,13 @@ struct PhotoObjectsController {
         case .redirect(let ttl):
             let reuse = max(ttl / 4, 1)
             let date = now()
-            let url =
-                presigned.url(photoID: id, thumbnail: thumbnail, signedAfter: date - Double(reuse))
-                ?? presigned.remember(
-                    bucket.client.presignedURL(method: "GET", key: name, expires: ttl, at: date), signedAt: date,
-                    photoID: id, thumbnail: thumbnail)
+            let url: String
+            if let kept = presigned.value(photoID: id, thumbnail: thumbnail), kept.signed > date - Double(reuse) {
+                url = kept.url
+            } else {
+                url = bucket.client.presignedURL(method: "GET", key: name, expires: ttl, at: date)
+                presigned.remember(PresignedURL(url: url, signed: date), photoID: id, thumbnail: thumbnail)
+            }
             return Self.redirect(to: url, cacheControl: "private, max-age=\(reuse)")
         case .publicBase(let base):
             return Self.redirect(to: base + name, cacheControl: "public, max-age=86400")
@@ -74,7 +70,7 @@ struct PhotoObjectsController {
             return Response(
                 status: .ok, headers: headers, body: request.method == .head ? .init() : .init(byteBuffer: kept.bytes))
         }
-        if let known = etags.etag(photoID: id, thumbnail: thumbnail),
+        if let known = etags.value(photoID: id, thumbnail: thumbnail),
             let ifNoneMatch = request.headers[.ifNoneMatch], PhotosController.matches(ifNoneMatch, known)
         {
             headers[.eTag] = known
@@ -126,29 +122,8 @@ struct PhotoObjectsController {
     }
 }
 
-/// The presigned URLs answered lately, by photo id and image, with when each was signed.
-/// Bounded: past `capacity` entries the memory starts over.
-final class PresignedPhotoURLs: Sendable {
-    static let capacity = 100_000
-    private let known = Mutex<[Int64: (url: String, signed: Date)]>([:])
-
-    /// The key of one image: thumbnails by the negative id.
-    private func key(_ photoID: Int64, _ thumbnail: Bool) -> Int64 { thumbnail ? -photoID : photoID }
-
-    /// A URL signed after `earliest`, if one is kept.
-    func url(photoID: Int64, thumbnail: Bool, signedAfter earliest: Date) -> String? {
-        known.withLock { known in
-            guard let entry = known[key(photoID, thumbnail)], entry.signed > earliest else { return nil }
-            return entry.url
-        }
-    }
-
-    /// Keeps a new URL and answers it.
-    func remember(_ url: String, signedAt date: Date, photoID: Int64, thumbnail: Bool) -> String {
-        known.withLock {
-            if $0.count >= Self.capacity { $0.removeAll(keepingCapacity: true) }
-            $0[key(photoID, thumbnail)] = (url, date)
-        }
-        return url
-    }
+/// A presigned URL and when it was signed.
+struct PresignedURL: Sendable {
+    var url: String
+    var signed: Date
 }
