@@ -79,6 +79,8 @@ struct Serve: AsyncParsableCommand {
     var eventRetention = 604_800
     @Flag(help: "Write one log line for every event, as a subscriber of this instance sees it.")
     var logEvents = false
+    @Option(help: "IANA time zone (for example Asia/Seoul) of places added through the API without one, for open_now.")
+    var defaultTimezone: String?
     @Option(help: "Product ids of the app's restaurant posts, comma-separated.")
     var lslpRestaurantProducts = LSLPSettings.defaultRestaurantProducts.joined(separator: ",")
     @Option(help: "Product ids of the app's review posts, comma-separated.")
@@ -154,6 +156,9 @@ struct Serve: AsyncParsableCommand {
         _ = try writeLimits()
         _ = try lslpSettings()
         try replicas.validate(databaseURL: storage.databaseURL)
+        if let defaultTimezone, PlaceTimeZone.zone(named: defaultTimezone) == nil {
+            throw ValidationError("--default-timezone \(defaultTimezone) is not an IANA time zone name such as Asia/Seoul")
+        }
         if let metricsAddress {
             do {
                 _ = try LoopbackAddress(parsing: metricsAddress)
@@ -178,6 +183,7 @@ struct Serve: AsyncParsableCommand {
         configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
         configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
         configuration.accessLog = accessLog == .on
+        configuration.defaultTimeZone = defaultTimezone
         configuration.photoDirectory = photoDir.map { URL(fileURLWithPath: $0, isDirectory: true) }
         configuration.secret = try secret()
         configuration.webMap.tileURL = tileURL

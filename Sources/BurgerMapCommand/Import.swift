@@ -8,24 +8,50 @@ import Logging
 
 extension ImportFormat: ExpressibleByArgument {}
 
-/// `burgermap import`: loads CSV or GeoJSON place datasets into the database.
+/// `burgermap import`: loads CSV, GeoJSON or OpenStreetMap place datasets into the database.
 struct Import: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Import place datasets (CSV or GeoJSON).",
+        abstract: "Import place datasets (CSV, GeoJSON, or OpenStreetMap .osm.pbf / .osm).",
         discussion: """
             Places are matched by (source, id) when a row has an id, else by the same name within \
             25 m; a match is updated, not duplicated, so importing a file again changes nothing. \
+            An OpenStreetMap extract's places are its burger places (or, with --osm-filter \
+            all-food, every fast_food, restaurant, cafe and food_court) with node/…, way/… or \
+            relation/… as their id, in the source `osm`, so a newer extract updates them. \
             Each file is one transaction, into the SQLite file of the data folder or, with \
             --database (or BURGERMAP_DATABASE_URL), into PostgreSQL.
             """)
 
-    @Argument(help: "CSV or GeoJSON files.") var files: [String]
+    @Argument(help: "CSV, GeoJSON or OpenStreetMap (.osm.pbf, .osm) files.") var files: [String]
     @OptionGroup var storage: StorageOptions
-    @Option(help: "Dataset name for matching rows on re-import (default: the file name without extension).")
+    @Option(
+        help: "Dataset name for matching rows on re-import (default: the file name without extension; osm for OpenStreetMap)."
+    )
     var source: String?
-    @Option(help: "csv or geojson (default: from the file extension).") var format: ImportFormat?
+    @Option(help: "csv, geojson or osm (default: from the file extension).") var format: ImportFormat?
     @Option(help: "Category of the rows that have no category column or value (for example burger).")
     var category: String?
+    @Option(help: "IANA time zone of the file's places (for example Asia/Seoul), for open_now.")
+    var timezone: String?
+    @Option(help: "Which OpenStreetMap objects are places: burger (default) or all-food.")
+    var osmFilter = "burger"
+    @Flag(help: "Remove the source's places that the file no longer holds (places with reviews stay).")
+    var removeMissing = false
+
+    func validate() throws {
+        var options = PlaceImportOptions()
+        guard options.setOSMFilter(named: osmFilter) else {
+            throw ValidationError("--osm-filter must be burger or all-food")
+        }
+    }
+
+    /// The options of each file's import.
+    private var options: PlaceImportOptions {
+        var options = PlaceImportOptions(
+            format: format, source: source, category: category, timeZone: timezone, removeMissing: removeMissing)
+        _ = options.setOSMFilter(named: osmFilter)
+        return options
+    }
 
     func run() async throws {
         let failed = try await storage.withStores(logger: Logger(label: "burgermap")) { [self] _, engine in
@@ -45,11 +71,10 @@ struct Import: AsyncParsableCommand {
             let summary =
                 switch engine {
                 case .sqlite(let database):
-                    try await PlaceImport(database: database).load(
-                        file: url, format: format, source: source, category: category, progress: bar.update)
+                    try await PlaceImport(database: database).load(file: url, options: options, progress: bar.update)
                 case .postgres(let engine):
                     try await PlaceImport(sink: engine.placeImport).load(
-                        file: url, format: format, source: source, category: category, progress: bar.update)
+                        file: url, options: options, progress: bar.update)
                 }
             bar.clear()
             for skip in summary.skips {
@@ -57,6 +82,12 @@ struct Import: AsyncParsableCommand {
             }
             if summary.skipped > summary.skips.count {
                 printError("\(url.lastPathComponent): … and \(summary.skipped - summary.skips.count) more skipped")
+            }
+            for id in summary.removedIDs {
+                print("\(url.lastPathComponent): removed \(id)")
+            }
+            if summary.removed > summary.removedIDs.count {
+                print("\(url.lastPathComponent): … and \(summary.removed - summary.removedIDs.count) more removed")
             }
             print("\(url.lastPathComponent): \(summary)")
             return true

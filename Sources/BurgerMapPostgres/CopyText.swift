@@ -43,6 +43,11 @@ enum CopyText {
         // The map cell of clusters (`PlaceCells`).
         tab(&buffer)
         buffer.writeString(String(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
+        // Names in other languages, hours, zone and facts (`PlaceDetails`), and the folded names.
+        for text in [draft.storedNames, draft.openingHours, draft.timeZone, draft.attributes, draft.searchNames] {
+            tab(&buffer)
+            append(text, to: &buffer)
+        }
     }
 
     /// An integer in decimal, without making a string of it.

@@ -17,6 +17,19 @@ extension PostgresMigrations {
         "CREATE INDEX places_by_search_address ON places USING GIN (search_address public.gin_trgm_ops)",
     ]
 
+    /// SQLite's v18-place-details: names in other languages (`StoredNames`), further facts
+    /// (`PlaceAttributes`), opening hours and their time zone, and the folded other names
+    /// (`PlaceDraft.searchNames`) with a GIN trigram index of their own, which a first load
+    /// sets aside and builds again with the others.
+    static let placeDetails: [String] = [
+        """
+        ALTER TABLE places ADD COLUMN names TEXT, ADD COLUMN attributes TEXT, ADD COLUMN opening_hours TEXT,
+            ADD COLUMN timezone TEXT, ADD COLUMN search_names TEXT
+        """,
+        "CREATE INDEX places_by_search_names ON places USING GIN (search_names public.gin_trgm_ops)",
+        "CREATE TABLE place_source_attributions (source TEXT PRIMARY KEY, attribution TEXT NOT NULL)",
+    ]
+
     /// Folds the places stored before v5-place-search, a batch of ids at a time.
     @Sendable static func foldExistingPlaces(_ connection: PostgresConnection, _ logger: Logger) async throws {
         var ids: [Int64] = []

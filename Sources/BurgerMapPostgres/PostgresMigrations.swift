@@ -202,6 +202,8 @@ enum PostgresMigrations {
                 FOR EACH ROW EXECUTE FUNCTION queue_photo_object_deletion()
                 """,
             ]),
+        // SQLite's v18-place-details.
+        Migration(name: "v16-place-details", statements: placeDetails),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

@@ -1,4 +1,5 @@
 import BurgerMapCore
+import Foundation
 import CGeoIndex
 import Logging
 import PostgresNIO
@@ -112,7 +113,8 @@ struct PostgresNearestSearch {
         func statement<Size>(_: Size.Type) -> NearestCandidates<Size> {
             NearestCandidates(
                 target: walk.target, after: after, limit: Int64(limit), reach: walk.maxPlanar,
-                reviewedOnly: query.reviewedOnly, minRating: query.minRating, category: query.category)
+                reviewedOnly: query.reviewedOnly, minRating: query.minRating, category: query.category,
+                openAt: query.openAt)
         }
         if let textTest {
             rows = try await client.query(
@@ -188,6 +190,8 @@ struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
     let reviewedOnly: Bool
     let minRating: Double?
     let category: String?
+    /// `open_now`: judged here on the row (`OpenNow`, in Swift, the one rule of both engines).
+    let openAt: Date?
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 7)
@@ -203,9 +207,14 @@ struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
 
     func decodeRow(_ wholeRow: PostgresRow) throws -> Row {
         let row = wholeRow.makeRandomAccess()
-        let distance = try row[18].decode(Double.self)
+        let distance = try row[PostgresPlaceStore.columnCount].decode(Double.self)
         // NULL (a place without a category, say) does not qualify.
-        guard try row[19].decode(Bool?.self) == true else { return (nil, distance) }
+        guard try row[PostgresPlaceStore.columnCount + 1].decode(Bool?.self) == true else { return (nil, distance) }
+        if let openAt {
+            let open = OpenNow.isOpen(
+                hours: try row[19].decode(String?.self), timeZone: try row[20].decode(String?.self), at: openAt)
+            guard open == true else { return (nil, distance) }
+        }
         let candidate = NearestCandidate(
             id: try row[0].decode(Int64.self), lat: try row[2].decode(Double.self), lng: try row[3].decode(Double.self),
             row: wholeRow)

@@ -43,9 +43,19 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
         do {
             return try await events.transaction(logger: logger) { connection in
                 var run = PostgresImportRun(connection: connection, logger: logger, feed: feed, time: time)
-                let summary = try await run.run()
+                var summary = try await run.run()
                 if summary.inserted + summary.updated > 0 {
                     try await Self.recordImport(source: feed.source, time: time, on: connection, logger: logger)
+                }
+                if feed.removeMissing {
+                    try await Self.removeMissingPlaces(of: feed, into: &summary, on: connection, logger: logger)
+                }
+                if let attribution = feed.attribution {
+                    try await connection.query(
+                        """
+                        INSERT INTO place_source_attributions (source, attribution) VALUES (\(feed.source), \(attribution))
+                        ON CONFLICT (source) DO UPDATE SET attribution = excluded.attribution
+                        """, logger: logger)
                 }
                 return summary
             }
@@ -55,6 +65,50 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
                 throw PostgresEngineError.server("import: \(message) (SQLSTATE \(state))")
             }
             throw error
+        }
+    }
+}
+
+extension PostgresPlaceImportSink {
+    /// `--remove-missing`, as the SQLite engine does it: the source's places whose external id
+    /// the file did not hold go, except those with reviews, in the import's transaction; the
+    /// clusters' cells are counted again and one `places.removed` event names what went.
+    static func removeMissingPlaces(
+        of feed: PlaceImportFeed, into summary: inout ImportSummary, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let seen = Array(feed.seenExternalIDs)
+        let rows = try await connection.query(
+            """
+            WITH deleted AS (
+                DELETE FROM places
+                WHERE source = \(feed.source) AND external_id IS NOT NULL AND review_count = 0
+                    AND NOT (external_id = ANY(\(seen)))
+                RETURNING id, lat, lng, external_id
+            )
+            SELECT d.id, d.lat, d.lng, d.external_id, k.kept
+            FROM (
+                SELECT count(*) AS kept FROM places
+                WHERE source = \(feed.source) AND external_id IS NOT NULL AND review_count > 0
+                    AND NOT (external_id = ANY(\(seen)))
+            ) AS k
+            LEFT JOIN deleted AS d ON true
+            ORDER BY d.id
+            """, logger: logger)
+        var removed = PlaceBatchFacts()
+        for try await (id, lat, lng, externalID, kept) in rows.decode(
+            (Int64?, Double?, Double?, String?, Int64).self)
+        {
+            summary.keptForReviews = Int(kept)
+            guard let id, let lat, let lng, let externalID else { continue }
+            removed.add(id: id, lat: lat, lng: lng)
+            if summary.removedIDs.count < ImportSummary.keptSkips { summary.removedIDs.append(externalID) }
+        }
+        summary.removed = removed.count
+        guard removed.count > 0 else { return }
+        try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
+        if let event = removed.event(.placesRemoved, source: feed.source) {
+            try await PostgresEventStore.record(event, at: .now(), on: connection, logger: logger)
         }
     }
 }
@@ -156,12 +210,14 @@ struct PostgresImportRun {
     /// The stage's columns, in COPY order.
     static let stageColumns = [
         "pos", "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website", "external_id", "search_name", "search_address", "cell",
+        "website", "external_id", "search_name", "search_address", "cell", "names", "opening_hours", "timezone",
+        "attributes", "search_names",
     ]
     /// The descriptive fields an import writes, as `places` and the stage name them.
     static let fields = [
         "name", "lat", "lng", "address", "city", "province", "postal_code", "country", "phone", "category",
-        "website", "search_name", "search_address", "cell",
+        "website", "search_name", "search_address", "cell", "names", "opening_hours", "timezone", "attributes",
+        "search_names",
     ]
 
     mutating func run() async throws -> ImportSummary {
@@ -173,7 +229,8 @@ struct PostgresImportRun {
             CREATE TEMPORARY TABLE places_import_stage (
                 pos BIGINT NOT NULL, name TEXT NOT NULL, lat DOUBLE PRECISION NOT NULL, lng DOUBLE PRECISION NOT NULL,
                 address TEXT, city TEXT, province TEXT, postal_code TEXT, country TEXT, phone TEXT, category TEXT,
-                website TEXT, external_id TEXT, search_name TEXT, search_address TEXT, cell BIGINT
+                website TEXT, external_id TEXT, search_name TEXT, search_address TEXT, cell BIGINT, names TEXT,
+                opening_hours TEXT, timezone TEXT, attributes TEXT, search_names TEXT
             ) ON COMMIT DROP
             """)
         try await copyRows(into: "places_import_stage", columns: Self.stageColumns) { position, _ in position }

@@ -34,15 +34,21 @@ struct PostgresSearchTiers: SearchTierSource {
         switch tier {
         case .exactName: "search_name = \(parameter)"
         case .namePrefix: "strpos(search_name, \(parameter)) = 1 AND search_name <> \(parameter)"
-        case .nameSubstring: "strpos(search_name, \(parameter)) > 1"
-        case .addressOnly: "strpos(search_name, \(parameter)) = 0 AND strpos(search_address, \(parameter)) > 0"
+        // A name in another language ranks with the substrings (`search_names`), whatever its place.
+        case .nameSubstring:
+            "(strpos(search_name, \(parameter)) > 1 OR (strpos(search_name, \(parameter)) = 0 "
+                + "AND coalesce(strpos(search_names, \(parameter)), 0) > 0))"
+        case .addressOnly:
+            "strpos(search_name, \(parameter)) = 0 AND coalesce(strpos(search_names, \(parameter)), 0) = 0 "
+                + "AND strpos(search_address, \(parameter)) > 0"
         }
     }
 
     /// The rank of the row for the folded query $1 (-1: none).
     static let rankSQL = """
         CASE WHEN search_name = $1 THEN 0 WHEN strpos(search_name, $1) = 1 THEN 1
-            WHEN strpos(search_name, $1) > 1 THEN 2 WHEN strpos(search_address, $1) > 0 THEN 3 ELSE -1 END
+            WHEN strpos(search_name, $1) > 1 OR strpos(search_names, $1) > 0 THEN 2
+            WHEN strpos(search_address, $1) > 0 THEN 3 ELSE -1 END
         """
 
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
@@ -72,7 +78,8 @@ struct PostgresSearchTiers: SearchTierSource {
                 bindings.append("%" + PostgresPlaceStore.escapedForLike(text) + "%")
                 found =
                     tiers.contains(.nameSubstring)
-                    ? "search_name LIKE $3 OR search_address LIKE $3" : "search_address LIKE $3"
+                    ? "search_name LIKE $3 OR search_names LIKE $3 OR search_address LIKE $3"
+                    : "search_address LIKE $3"
             } else {
                 // No trigram of its own: a scan, which stops at the cap.
                 found = tiers.map { "(\(Self.test($0, "$1")))" }.joined(separator: " OR ")
@@ -218,7 +225,7 @@ extension PostgresNearestSearch {
             unsafeSQL: """
                 SELECT \(PostgresPlaceStore.columns), d, d <= $4\(test.inWalk ? "" : " AND (\(test.sql))")
                 FROM (
-                    SELECT \(PostgresPlaceStore.columns), search_name, search_address,
+                    SELECT \(PostgresPlaceStore.columns), search_name, search_address, search_names,
                         \(PostgresPlaceStore.point) <-> $1::geometry AS d
                     FROM places
                     WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2\(test.inWalk ? " AND (\(test.sql))" : "")

@@ -16,8 +16,11 @@ public struct PostgresPlaceStore: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(_:)` reads them.
     static let columns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
-        city, province, postal_code, country, cover_photo_id, website
+        city, province, postal_code, country, cover_photo_id, website, names, opening_hours, timezone, attributes
         """
+
+    /// How many columns `columns` selects (a query's own columns follow them).
+    static let columnCount = 22
 
     /// A place's position as a PostGIS point in degrees (SRID 4326), exactly as the GiST index
     /// `places_by_point` holds it: a query that means to use the index spells it so.
@@ -45,7 +48,9 @@ public struct PostgresPlaceStore: PlaceStore {
             externalId: try value(8), reviewCount: reviewCount,
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
             coverPhotoUrl: try value(16, Int64?.self).map(PhotoURL.full),
-            createdAt: Timestamp(milliseconds: try value(11)))
+            createdAt: Timestamp(milliseconds: try value(11)),
+            names: StoredNames.names(try value(18, String?.self)), openingHours: try value(19),
+            timeZone: try value(20), attributes: try value(21))
     }
 
     /// Every place a query that selects `columns` returns, in its order.
@@ -78,11 +83,12 @@ public struct PostgresPlaceStore: PlaceStore {
                     """
                     INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
                         website, source, external_id, created_at, updated_at, created_by, search_name, search_address,
-                        cell)
+                        cell, names, opening_hours, timezone, attributes, search_names)
                     VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
                         \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
                         \(draft.source), \(draft.externalId), \(now), \(now), \(userID), \(draft.searchName),
-                        \(draft.searchAddress), \(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
+                        \(draft.searchAddress), \(PlaceCells.key(lat: draft.lat, lng: draft.lng)), \(draft.storedNames),
+                        \(draft.openingHours), \(draft.timeZone), \(draft.attributes), \(draft.searchNames))
                     ON CONFLICT (source, external_id) WHERE source IS NOT NULL AND external_id IS NOT NULL DO NOTHING
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
@@ -114,7 +120,7 @@ public struct PostgresPlaceStore: PlaceStore {
             let rows = try await connection.query(
                 """
                 SELECT created_by, name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id
+                    website, source, external_id, names, opening_hours, timezone, attributes
                 FROM places WHERE id = \(id) FOR UPDATE
                 """, logger: logger)
             var found: (creator: Int64?, draft: PlaceDraft)?
@@ -127,7 +133,8 @@ public struct PostgresPlaceStore: PlaceStore {
                         name: try value(1), lat: try value(2), lng: try value(3), address: try value(4),
                         city: try value(5), province: try value(6), postalCode: try value(7), country: try value(8),
                         phone: try value(9), category: try value(10), website: try value(11), source: try value(12),
-                        externalId: try value(13))
+                        externalId: try value(13), names: StoredNames.names(try value(14) as String?),
+                        openingHours: try value(15), timeZone: try value(16), attributes: try value(17))
                 )
             }
             guard let found else { return .notFound }
@@ -143,7 +150,9 @@ public struct PostgresPlaceStore: PlaceStore {
                         postal_code = \(draft.postalCode), country = \(draft.country), phone = \(draft.phone),
                         category = \(draft.category), website = \(draft.website), updated_at = \(time.milliseconds),
                         search_name = \(draft.searchName), search_address = \(draft.searchAddress),
-                        cell = \(PlaceCells.key(lat: draft.lat, lng: draft.lng))
+                        cell = \(PlaceCells.key(lat: draft.lat, lng: draft.lng)), names = \(draft.storedNames),
+                        opening_hours = \(draft.openingHours), timezone = \(draft.timeZone),
+                        attributes = \(draft.attributes), search_names = \(draft.searchNames)
                     WHERE id = \(id)
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
@@ -178,6 +187,20 @@ public struct PostgresPlaceStore: PlaceStore {
         }
     }
 
+    public func sourceAttributions() async throws -> [String] {
+        var attributions: [String] = []
+        for try await attribution in try await client.query(
+            """
+            SELECT attribution FROM (SELECT DISTINCT attribution FROM place_source_attributions) AS a
+            ORDER BY attribution COLLATE "C"
+            """,
+            logger: logger
+        ).decode(String.self) {
+            attributions.append(attribution)
+        }
+        return attributions
+    }
+
     public func placeSources() async throws -> [PlaceSource] {
         let rows = try await client.query(
             """
@@ -208,6 +231,10 @@ public struct PostgresPlaceStore: PlaceStore {
             for try await (id, lat, lng, stayed) in rows.decode((Int64?, Double?, Double?, Int64).self) {
                 kept = Int(stayed)
                 if let id, let lat, let lng { removed.add(id: id, lat: lat, lng: lng) }
+            }
+            if kept == 0 {
+                try await connection.query(
+                    "DELETE FROM place_source_attributions WHERE source = \(name)", logger: logger)
             }
             if removed.count > 0 {
                 try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()

@@ -8,6 +8,14 @@ extension Request {
     /// limit (`413`), bytes that are not UTF-8 JSON (`invalid_json`), and fields of the wrong JSON
     /// type (`validation_failed`, naming the field).
     func decodeJSON<T: Decodable>(as type: T.Type, limit: Int = 64 * 1024) async throws -> T {
+        try await decodeJSONWithBytes(as: type, limit: limit).value
+    }
+
+    /// `decodeJSON`, with the body's bytes (for a member whose keys are data, such as `names`,
+    /// which the snake-case key strategy must not rewrite: see `PlaceNamesBody`).
+    func decodeJSONWithBytes<T: Decodable>(as type: T.Type, limit: Int = 64 * 1024) async throws -> (
+        value: T, bytes: Data
+    ) {
         if let contentType = headers[.contentType] {
             let mediaType = contentType.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard let mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json") else {
@@ -21,7 +29,7 @@ extension Request {
             throw Problem(.invalidJSON, .invalidJSON)
         }
         do {
-            return try JSONCoding.decoder.decode(T.self, from: bytes)
+            return (try JSONCoding.decoder.decode(T.self, from: bytes), bytes)
         } catch let error as DecodingError {
             throw Self.problem(for: error, decoding: T.self, from: bytes)
         }

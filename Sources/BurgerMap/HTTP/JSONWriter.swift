@@ -55,6 +55,22 @@ struct JSONWriter {
         needsComma = false
     }
 
+    /// Writes a member's key that is not a constant (a language code of `names`), escaped.
+    mutating func key(text: String) {
+        value(text)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
+    /// Writes a JSON value the service made itself (`PlaceAttributes.json`) as it is; `null`
+    /// for `nil`.
+    mutating func value(json: String?) {
+        guard let json else { return value(nil as String?) }
+        separate()
+        bytes.append(contentsOf: json.utf8)
+        needsComma = true
+    }
+
     /// A string, escaped; `null` for `nil`. Runs that need no escape are copied whole.
     mutating func value(_ text: String?) {
         separate()

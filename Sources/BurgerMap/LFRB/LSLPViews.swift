@@ -53,10 +53,11 @@ enum LSLPViews {
             writer.value(PostID.place(place.id).text)
             writer.key("product_id")
             writer.value(product)
+            let name = place.shownName
             writer.key("title")
-            writer.value(place.name)
+            writer.value(name)
             writer.key("content")
-            writer.value("#" + place.name)
+            writer.value("#" + name)
             writer.key("content1")
             writer.value(String(place.lng))
             writer.key("content2")

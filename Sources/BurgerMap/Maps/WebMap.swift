@@ -38,6 +38,8 @@ public struct WebMapSettings: Sendable {
 /// requests from this origin only, and images from here and the tile server.
 struct WebMapController {
     let settings: WebMapSettings
+    /// Where the attributions of the places' sources come from.
+    let places: any PlaceStore
 
     /// Leaflet's files that the page uses (nothing else of the package is served), by the path
     /// under `/map/` where the page and Leaflet's style sheet look for them.
@@ -49,17 +51,23 @@ struct WebMapController {
 
     var endpoints: RouteCollection<AppRequestContext> {
         let routes = RouteCollection(context: AppRequestContext.self)
-        let page = Self.page(settings)
+        let page = String(buffer: Self.page(settings))
         let policy = contentSecurityPolicy
+        let places = places
         routes.get("/") { _, _ in
-            Response(
+            // The sources' attributions as they are now (an import may add one at any time).
+            let attributions = try await places.sourceAttributions().joined(separator: "\n")
+            return Response(
                 status: .ok,
                 headers: [
                     .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
                     HTTPField.Name("Content-Security-Policy")!: policy,
                     HTTPField.Name("X-Content-Type-Options")!: "nosniff",
                     HTTPField.Name("Referrer-Policy")!: "same-origin",
-                ], body: .init(byteBuffer: page))
+                ],
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string: page.replacingOccurrences(of: "{{data_attribution}}", with: Self.escaped(attributions)))))
         }
         // Everything the page loads, read once: the page's own script and style from the
         // library's resources, Leaflet's files from the system's package.

@@ -70,6 +70,8 @@ enum OGCCollection: String, CaseIterable, Sendable {
                 Property(name: "review_count", type: "integer"), Property(name: "rating_avg", type: "number"),
                 Property(name: "cover_photo_url", type: "string"),
                 Property(name: "created_at", type: "string", format: "date-time"),
+                Property(name: "opening_hours", type: "string"), Property(name: "timezone", type: "string"),
+                Property(name: "open_now", type: "boolean"), Property(name: "attributes", type: "object"),
             ]
         case .reviews:
             [
@@ -85,7 +87,8 @@ enum OGCCollection: String, CaseIterable, Sendable {
     /// Every query parameter the items route of this collection understands; any other is
     /// `400` (OGC API – Features, /req/core/query-param-unknown).
     var itemParameters: Set<String> {
-        Set(["bbox", "bbox-crs", "datetime", "limit", "cursor", "f"] + queryables.map { "\($0.name)" })
+        // `lang` chooses the language of place names, on every route that shows places.
+        Set(["bbox", "bbox-crs", "datetime", "limit", "cursor", "f", "lang"] + queryables.map { "\($0.name)" })
     }
 
     /// The collection named by the route's `collectionId`, or `404 not_found`.

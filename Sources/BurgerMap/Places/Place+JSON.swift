@@ -1,3 +1,4 @@
+import Foundation
 import BurgerMapCore
 
 extension Place: JSONWritable {
@@ -8,12 +9,28 @@ extension Place: JSONWritable {
         }
     }
 
-    /// The members without the braces, for objects that extend a place.
+    /// The place's own answer (`GET /v1/places/{id}`, and those of adding and changing it): every
+    /// field and `names` in full.
+    func writeWhole(to writer: inout JSONWriter) {
+        writer.object { writer in
+            writeMembers(to: &writer)
+            writer.key("names")
+            writer.object { writer in
+                for (language, name) in names.sorted(by: { $0.key < $1.key }) {
+                    writer.key(text: language)
+                    writer.value(name)
+                }
+            }
+        }
+    }
+
+    /// The members without the braces, for objects that extend a place. `name` is the one of
+    /// the request's language (`PlaceReading`); `open_now` is judged at the request's time.
     func writeMembers(to writer: inout JSONWriter) {
         writer.key("id")
         writer.value(id)
         writer.key("name")
-        writer.value(name)
+        writer.value(shownName)
         writer.key("lat")
         writer.value(lat)
         writer.key("lng")
@@ -38,6 +55,18 @@ extension Place: JSONWritable {
         writer.value(coverPhotoUrl)
         writer.key("created_at")
         writer.value(createdAt)
+        writer.key("opening_hours")
+        writer.value(openingHours)
+        writer.key("timezone")
+        writer.value(timeZone)
+        writer.key("open_now")
+        if let open = OpenNow.isOpen(hours: openingHours, timeZone: timeZone, at: PlaceReading.current?.now ?? Date()) {
+            writer.value(open)
+        } else {
+            writer.value(nil as String?)
+        }
+        writer.key("attributes")
+        writer.value(json: attributes)
     }
 }
 

@@ -3,8 +3,9 @@ import Foundation
 import Hummingbird
 
 extension PlacesController {
-    /// `{name?, lat?, lng?, address?, phone?, category?, website?}`. Left out keeps a field;
-    /// `null` or `""` clears an optional one; `name`, `lat` and `lng` cannot be `null`.
+    /// `{name?, lat?, lng?, address?, phone?, category?, website?, opening_hours?, timezone?,
+    /// names?}`. Left out keeps a field; `null` or `""` clears an optional one; `name`, `lat` and
+    /// `lng` cannot be `null`. `names` changes the languages it names (`null` removes one).
     struct UpdateBody: Decodable {
         var name: String?
         var lat: Double?
@@ -13,8 +14,10 @@ extension PlacesController {
         var phone: FieldEdit<String>
         var category: FieldEdit<String>
         var website: FieldEdit<String>
+        var openingHours: FieldEdit<String>
+        var timezone: FieldEdit<String>
 
-        enum CodingKeys: String, CodingKey { case name, lat, lng, address, phone, category, website }
+        enum CodingKeys: String, CodingKey { case name, lat, lng, address, phone, category, website, openingHours, timezone }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -31,6 +34,8 @@ extension PlacesController {
             phone = try edit(.phone)
             category = try edit(.category)
             website = try edit(.website)
+            openingHours = try edit(.openingHours)
+            timezone = try edit(.timezone)
         }
     }
 
@@ -38,8 +43,9 @@ extension PlacesController {
     /// (imported places have no such user: operators re-import or remove their source).
     @Sendable func update(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         let id = try context.parameters.resourceID(.placeNotFound)
-        let body = try await request.decodeJSON(as: UpdateBody.self)
+        let (body, bytes) = try await request.decodeJSONWithBytes(as: UpdateBody.self)
         let name = body.name?.trimmingCharacters(in: .whitespacesAndNewlines)
+        var names: [String: String?] = [:]
         var validator = BodyValidator()
         validator.check { errors in
             if let name { TextField.placeName.check(name, into: &errors) }
@@ -49,13 +55,31 @@ extension PlacesController {
                 (.placeWebsite, body.website),
             ]
             for case (let field, .set(let value)) in optional { field.check(value, into: &errors) }
+            if case .set(let hours) = body.openingHours { TextField.placeOpeningHours.check(hours, into: &errors) }
+            if case .set(let zone) = body.timezone, let problem = PlaceDetailRules.problem(timeZone: zone) {
+                errors.append(problem)
+            }
+            names = PlaceDetailsBody.names(in: bytes, allowingRemoval: true, into: &errors)
+            // An empty name removes its language, as `null` does.
+            names = names.mapValues { $0.flatMap { $0.isEmpty ? nil : $0 } }
         }
         try validator.validate()
+        if !names.isEmpty, let stored = try await store.place(id: id) {
+            var after = stored.names
+            for (language, name) in names { after[language] = name }
+            if after.count > PlaceNames.maxLanguages {
+                throw Problem.validation([
+                    FieldError(
+                        field: "names", code: "too_many", .tooManyLanguages, ["max": "\(PlaceNames.maxLanguages)"])
+                ])
+            }
+        }
         let edit = PlaceEdit(
             name: name, lat: body.lat, lng: body.lng, address: body.address, phone: body.phone,
-            category: body.category, website: body.website)
+            category: body.category, website: body.website, names: names, openingHours: body.openingHours,
+            timeZone: body.timezone)
         switch try await store.updatePlace(id: id, by: context.user.id, edit, at: .now()) {
-        case .done(let place): return place.response()
+        case .done(let place): return place.wholeResponse()
         case .notFound: throw Problem.notFound(.placeNotFound, id: id)
         case .forbidden: throw Problem(.forbidden, .notPlaceCreator)
         }

@@ -1,4 +1,5 @@
 import BurgerMapCore
+import Foundation
 import Hummingbird
 
 /// The place routes under `/v1/places`.
@@ -12,6 +13,8 @@ struct PlacesController {
     let searchScans: CoreBudget
     /// The viewports and filtered nearby searches that may run at once (`ReadGate`).
     var expensiveReads = ReadGate()
+    /// The time zone of places added without one (`--default-timezone`).
+    var defaultTimeZone: String? = nil
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -39,10 +42,18 @@ struct PlacesController {
         var website: String?
         var source: String?
         var externalId: String?
+        var openingHours: String?
+        var timezone: String?
 
         /// The place these fields describe, checked by the contract's rules (text trimmed,
-        /// empty optional texts left out); throws `validation_failed` otherwise.
-        func draft() throws -> PlaceDraft {
+        /// empty optional texts left out); throws `validation_failed` otherwise. `bytes` is the
+        /// body, for `names` (`PlaceDetailsBody`); `defaultTimeZone` is the zone of a place that
+        /// names none.
+        func draft(bytes: Data? = nil, defaultTimeZone: String? = nil) throws -> PlaceDraft {
+            func cleaned(_ text: String?) -> String? {
+                text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+            }
+            var names: [String: String?] = [:]
             var validator = BodyValidator()
             let name = validator.required(name, "name")
             let lat = validator.required(lat, "lat")
@@ -57,16 +68,17 @@ struct PlacesController {
                 for (field, value) in optional {
                     if let value { field.check(value, into: &errors) }
                 }
+                if let bytes { names = PlaceDetailsBody.names(in: bytes, allowingRemoval: false, into: &errors) }
+                PlacesController.checkHours(cleaned(openingHours), timeZone: cleaned(timezone), into: &errors)
             }
             try validator.validate()
             guard let name, let lat, let lng else { throw Problem.validation([]) }
-            func cleaned(_ text: String?) -> String? {
-                text.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
-            }
             let draft = PlaceDraft(
                 name: name.trimmingCharacters(in: .whitespacesAndNewlines), lat: lat, lng: lng,
                 address: cleaned(address), phone: cleaned(phone), category: cleaned(category),
-                website: cleaned(website), source: cleaned(source), externalId: cleaned(externalId))
+                website: cleaned(website), source: cleaned(source), externalId: cleaned(externalId),
+                names: names.compactMapValues { $0 }.filter { !$0.value.isEmpty },
+                openingHours: cleaned(openingHours), timeZone: cleaned(timezone) ?? defaultTimeZone)
             if draft.name.isEmpty {
                 throw Problem.validation([TextField.placeName.problem("")!])
             }
@@ -77,9 +89,10 @@ struct PlacesController {
     /// `POST /v1/places`: adds a place for the signed-in user (`201`), or answers the stored one
     /// (`200`) when `source` and `external_id` name a place that exists.
     @Sendable func create(_ request: Request, context: AuthenticatedContext) async throws -> Response {
-        let draft = try await request.decodeJSON(as: CreateBody.self).draft()
+        let (body, bytes) = try await request.decodeJSONWithBytes(as: CreateBody.self)
+        let draft = try body.draft(bytes: bytes, defaultTimeZone: defaultTimeZone)
         let (place, created) = try await store.createPlace(draft, by: context.user.id)
-        return place.response(
+        return place.wholeResponse(
             status: created ? .created : .ok, headers: created ? [.location: "/v1/places/\(place.id)"] : [:])
     }
 
@@ -94,11 +107,15 @@ struct PlacesController {
             reviewedOnly: reader.bool("reviewed_only"),
             minRating: reader.optionalDouble("min_rating", in: 1...5),
             category: reader.filter("category"))
+        // Open at the request's time (the service's clock, as `open_now` in the answer).
+        let openNow = reader.bool("open_now")
+        if openNow { query.openAt = PlaceReading.current?.now ?? Date() }
         let format = PlaceListFormat.read(&reader, request)
         try reader.validate()
         // The cursor belongs to this exact search: same point, radius and filters.
         let scope =
             "nearby|\(query.lat)|\(query.lng)|\(query.radiusM)|\(query.reviewedOnly)|\(query.minRating ?? 0)|\(query.category ?? "")"
+            + (openNow ? "|open" : "")
         if let cursor = reader.text("cursor") {
             query.after = try cursors.decode(NearbyKey.self, from: cursor, scope: scope)
         }
@@ -201,7 +218,7 @@ struct PlacesController {
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         let id = try context.parameters.resourceID(.placeNotFound)
         guard let place = try await store.place(id: id) else { throw Problem.notFound(.placeNotFound, id: id) }
-        return place.response()
+        return place.wholeResponse()
     }
 }
 

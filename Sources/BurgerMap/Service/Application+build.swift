@@ -15,6 +15,10 @@ public struct ServiceDependencies: Sendable {
     public var media: MediaServices
     /// Reverse proxies whose forwarding headers name the client; none by default.
     public var trustedProxies = TrustedProxies()
+    /// The time of `open_now` and the `open_now` filter (tests pass their own clock).
+    public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
+    /// The time zone of a place added through the API without one (`--default-timezone`).
+    public var defaultTimeZone: String?
     /// Whether every request ends with an access log line.
     public var accessLog = true
     /// The web map's tiles and Leaflet folder.
@@ -94,6 +98,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     if let links = dependencies.media.publicPhotoURLs {
         router.add(middleware: PublicPhotoLinksMiddleware(links: links))
     }
+    router.add(middleware: PlaceReadingMiddleware(clock: dependencies.clock))
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: RequestMetricsMiddleware())
@@ -111,7 +116,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         PlacesController(
             store: stores.places, reads: reads, cursors: cursors, authentication: authentication,
-            searchScans: dependencies.searchScans, expensiveReads: dependencies.expensiveReads
+            searchScans: dependencies.searchScans, expensiveReads: dependencies.expensiveReads,
+            defaultTimeZone: dependencies.defaultTimeZone
         ).endpoints,
         atPath: "/v1/places")
     router.addRoutes(
@@ -181,7 +187,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
             matchBound: dependencies.featureMatchBound
         ).endpoints,
         atPath: "/ogc")
-    router.addRoutes(WebMapController(settings: dependencies.webMap).endpoints)
+    router.addRoutes(WebMapController(settings: dependencies.webMap, places: stores.places).endpoints)
     router.addRoutes(
         TilesController(store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.trustedProxies)
             .endpoints)
@@ -221,6 +227,8 @@ public func buildDependencies(
         stores: stores, secret: secret, accounts: accounts, media: photos, events: events,
         notifications: notifications, tiles: tiles)
     dependencies.trustedProxies = configuration.trustedProxies
+    dependencies.clock = configuration.clock
+    dependencies.defaultTimeZone = configuration.defaultTimeZone
     dependencies.accessLog = configuration.accessLog
     dependencies.webMap = configuration.webMap
     dependencies.lslp = configuration.lslp

@@ -55,6 +55,9 @@ public struct ServiceConfiguration: Sendable {
     /// The clock of login throttling and event pruning; tests pass one they move by hand
     /// (requests read theirs through `ServiceClock`).
     public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
+    /// The IANA time zone of places added through the API without one (`--default-timezone`;
+    /// checked by `PlaceTimeZone` at start). Without it such places have no `open_now`.
+    public var defaultTimeZone: String?
     /// The cores that searches of two characters may occupy; `nil` is half of them.
     public var searchScans: CoreBudget?
     /// Streams, push and their limits.

@@ -83,7 +83,7 @@ struct TilesController {
 
     /// A TileJSON 3.0.0 document: the tile URL template (absolute, from the request's origin;
     /// `reviewed_only=true` carries over to it), zooms 0…20, the Web Mercator world's bounds,
-    /// and the two layers with their fields.
+    /// the two layers with their fields, and the `attribution` the sources' licences require.
     @Sendable func tileJSON(_ request: Request, context: AppRequestContext) async throws -> Response {
         var reader = QueryReader(request)
         let reviewedOnly = reader.bool("reviewed_only")
@@ -92,12 +92,18 @@ struct TilesController {
             request: request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies
         ).text
         let limit = PlaceCells.mercatorLimit
+        // What the places' licences require a map to show (TileJSON's `attribution`, HTML).
+        let attributions = try await store.sourceAttributions()
         var writer = JSONWriter(capacity: 1024)
         writer.object { writer in
             writer.key("tilejson")
             writer.value("3.0.0")
             writer.key("name")
             writer.value(reviewedOnly ? "BurgerMap reviewed places" : "BurgerMap places")
+            if !attributions.isEmpty {
+                writer.key("attribution")
+                writer.value(attributions.map(WebMapController.escaped).joined(separator: "; "))
+            }
             writer.key("scheme")
             writer.value("xyz")
             writer.key("tiles")

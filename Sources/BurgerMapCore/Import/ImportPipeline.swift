@@ -78,7 +78,8 @@ package final class ImportPipeline: @unchecked Sendable {
     /// Starts a thread that reads `reader` to the end, validating each row for `source` (with
     /// `category` for rows that name none).
     package static func start(
-        reading reader: consuming any PlaceRowReader, source: String, category: String? = nil, batchSize: Int = 2048
+        reading reader: consuming any PlaceRowReader, source: String, category: String? = nil, timeZone: String? = nil,
+        batchSize: Int = 2048
     ) -> ImportPipeline {
         let pipeline = ImportPipeline()
         nonisolated(unsafe) var reader = reader
@@ -87,7 +88,7 @@ package final class ImportPipeline: @unchecked Sendable {
                 var batch: [(position: Int, item: ImportItem)] = []
                 batch.reserveCapacity(batchSize)
                 while let (position, row) = try reader.next() {
-                    batch.append((position, row.validated(source: source, category: category)))
+                    batch.append((position, row.validated(source: source, category: category, timeZone: timeZone)))
                     if batch.count == batchSize {
                         guard pipeline.put(.batch(batch, bytesRead: reader.bytesRead)) else { return }
                         batch.removeAll(keepingCapacity: true)

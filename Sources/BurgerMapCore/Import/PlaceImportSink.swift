@@ -45,17 +45,27 @@ public final class PlaceImportFeed: @unchecked Sendable {
     private let progress: ((ImportProgress) -> Void)?
     private var lastReport = Date()
     private(set) var bytesRead: Int64 = 0
+    /// Whether the source's places that the file does not hold are to be removed (those with
+    /// reviews stay); the sink does it in the import's transaction (`seenExternalIDs`).
+    public let removeMissing: Bool
+    /// The attribution the file's licence requires (`PlaceSourceAttribution`), which the sink
+    /// records for the source in the import's transaction; `nil` for none.
+    public let attribution: String?
+    /// With `removeMissing`: the external ids of every place row taken so far.
+    public private(set) var seenExternalIDs: Set<String> = []
 
     package init(
         source: String, locationWord: String, totalBytes: Int64?, started: Date, pipeline: ImportPipeline,
-        progress: ((ImportProgress) -> Void)?
+        progress: ((ImportProgress) -> Void)?, removeMissing: Bool = false, attribution: String? = nil
     ) {
+        self.attribution = attribution
         self.source = source
         self.locationWord = locationWord
         self.totalBytes = totalBytes
         self.started = started
         self.pipeline = pipeline
         self.progress = progress
+        self.removeMissing = removeMissing
     }
 
     /// The next batch, or `nil` after the last; throws the reader's error (a file that cannot be
@@ -74,6 +84,11 @@ public final class PlaceImportFeed: @unchecked Sendable {
         switch message {
         case .batch(let items, let read):
             bytesRead = read
+            if removeMissing {
+                for case (_, .place(let draft)) in items {
+                    if let id = draft.externalId { seenExternalIDs.insert(id) }
+                }
+            }
             return items
         case .end: return nil
         case .failure(let error): throw error

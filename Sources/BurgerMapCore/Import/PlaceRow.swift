@@ -14,6 +14,11 @@ package struct PlaceRow {
     package var phone: String?
     package var category: String?
     package var websites: String?
+    package var openingHours: String?
+    /// Names in other languages (`name:xx` columns and properties), as read.
+    package var names: [String: String] = [:]
+    /// `PlaceAttributes.json` (OpenStreetMap extracts).
+    package var attributes: String?
 
     /// Column names recognised by the importer (lower-cased), with the field each one fills.
     /// Earlier names win when a file has several for the same field.
@@ -30,13 +35,21 @@ package struct PlaceRow {
         (["phone"], \.phone),
         (["category"], \.category),
         (["websites", "website"], \.websites),
+        (["opening_hours"], \.openingHours),
     ]
+
+    /// The language of a column or property named `name:xx` (as written), or `nil`.
+    package static func nameLanguage(_ column: String) -> String? {
+        guard column.utf8.count > 5, column.lowercased().hasPrefix("name:") else { return nil }
+        return String(column.dropFirst(5)).trimmingCharacters(in: .whitespaces)
+    }
 
     /// Validates the row with the same field rules as the API and the schema (so no insert can
     /// fail on a row that passes), and turns it into a place, or says why it is skipped.
     /// A row without a category of its own gets `category` (`import --category`).
-    package func draft(source: String, category defaultCategory: String? = nil) -> Result<PlaceDraft, ImportSkip.Reason>
-    {
+    package func draft(source: String, category defaultCategory: String? = nil, timeZone: String? = nil) -> Result<
+        PlaceDraft, ImportSkip.Reason
+    > {
         let clean = Self.cleaned
         guard let name = clean(name) else { return .failure(.missingName) }
         if let problem = TextField.placeName.problem(name) { return .failure(.invalid(problem)) }
@@ -58,11 +71,13 @@ package struct PlaceRow {
             name: name, lat: lat, lng: lng, address: clean(address), city: clean(city),
             province: clean(province), postalCode: clean(postalCode), country: clean(country),
             phone: clean(phone), category: clean(category) ?? defaultCategory, website: website, source: source,
-            externalId: clean(externalID))
+            externalId: clean(externalID), names: PlaceDetailRules.kept(names: names),
+            openingHours: clean(openingHours), timeZone: timeZone, attributes: attributes)
         let texts: [(TextField, String?)] = [
             (.placeExternalID, draft.externalId), (.placeAddress, draft.address), (.placeCity, draft.city),
             (.placeProvince, draft.province), (.placePostalCode, draft.postalCode), (.placeCountry, draft.country),
             (.placePhone, draft.phone), (.placeCategory, draft.category), (.placeWebsite, draft.website),
+            (.placeOpeningHours, draft.openingHours),
         ]
         for case (let field, let value?) in texts {
             if let problem = field.problem(value) { return .failure(.invalid(problem)) }

@@ -7,11 +7,11 @@ package enum DatasetItem {
 
     /// The item checked and turned into a place for `source` (of `category` unless the row
     /// names its own), or the reason to skip it.
-    package func validated(source: String, category: String? = nil) -> ImportItem {
+    package func validated(source: String, category: String? = nil, timeZone: String? = nil) -> ImportItem {
         switch self {
         case .malformed(let why): .skip(.malformed(why))
         case .row(let row):
-            switch row.draft(source: source, category: category) {
+            switch row.draft(source: source, category: category, timeZone: timeZone) {
             case .success(let draft): .place(draft)
             case .failure(let reason): .skip(reason)
             }
@@ -40,6 +40,8 @@ package struct CSVPlaceRowReader: PlaceRowReader {
     private var reader: CSVReader
     private var record = CSVRecord()
     private var fieldIndices: [(index: Int, field: WritableKeyPath<PlaceRow, String?>)] = []
+    /// The `name:xx` columns and their languages.
+    private var nameIndices: [(index: Int, language: String)] = []
     package let locationWord = "line"
 
     package init(source: ByteSource, path: String) throws {
@@ -54,6 +56,9 @@ package struct CSVPlaceRowReader: PlaceRowReader {
             if let index = column.names.lazy.compactMap({ header.firstIndex(of: $0) }).first {
                 fieldIndices.append((index, column.field))
             }
+        }
+        for index in 0..<record.count {
+            if let language = record.field(index).flatMap(PlaceRow.nameLanguage) { nameIndices.append((index, language)) }
         }
         let found = Set(fieldIndices.map(\.field))
         for (required, label) in [
@@ -81,6 +86,9 @@ package struct CSVPlaceRowReader: PlaceRowReader {
             var row = PlaceRow()
             for (index, field) in fieldIndices {
                 row[keyPath: field] = record.field(index)
+            }
+            for (index, language) in nameIndices {
+                if let name = record.field(index), !name.isEmpty { row.names[language] = name }
             }
             return (record.line, .row(row))
         }
@@ -160,10 +168,12 @@ package struct GeoJSONPlaceRowReader: PlaceRowReader {
             return .malformed("Point coordinates are not two numbers")
         }
         var properties: [String: String] = [:]
-        for (key, value) in feature.properties ?? [:] {
-            if let text = value.text { properties[key.lowercased()] = text }
-        }
         var row = PlaceRow()
+        for (key, value) in feature.properties ?? [:] {
+            guard let text = value.text else { continue }
+            properties[key.lowercased()] = text
+            if let language = PlaceRow.nameLanguage(key) { row.names[language] = text }
+        }
         for column in PlaceRow.columns {
             row[keyPath: column.field] = column.names.lazy.compactMap { properties[$0] }.first
         }

@@ -46,5 +46,20 @@ extension ProblemCatalog {
             .korean: "이 장소에는 리뷰가 {count}개 있습니다. 리뷰가 있는 장소는 삭제할 수 없습니다.",
             .japanese: "この場所には{count}件のレビューがあります。レビューのある場所は削除できません。",
         ],
+        .languageCodeInvalid: [
+            .english: "{field} is not a language code such as ko, en, ja or zh-Hans",
+            .korean: "{field}은(는) ko, en, ja, zh-Hans 같은 언어 코드가 아닙니다",
+            .japanese: "{field} は ko、en、ja、zh-Hans のような言語コードではありません",
+        ],
+        .tooManyLanguages: [
+            .english: "{field} may hold at most {max} languages",
+            .korean: "{field}에는 언어를 최대 {max}개까지 넣을 수 있습니다",
+            .japanese: "{field} に入れられる言語は最大 {max} 個です",
+        ],
+        .timeZoneUnknown: [
+            .english: "{field} must be an IANA time zone name such as Asia/Seoul",
+            .korean: "{field}은(는) Asia/Seoul 같은 IANA 시간대 이름이어야 합니다",
+            .japanese: "{field} は Asia/Seoul のような IANA タイムゾーン名でなければなりません",
+        ],
     ]
 }

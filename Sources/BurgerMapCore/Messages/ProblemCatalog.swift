@@ -46,6 +46,8 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case searchQueryNoLetters, searchRadiusWithoutPoint, searchScansBusy
     // Changing places.
     case notPlaceCreator, placeHasReviews
+    // Places' names in other languages and time zones.
+    case languageCodeInvalid, tooManyLanguages, timeZoneUnknown
     // The LookForRealBurger routes.
     case lslpKeyInvalid, postNotFound, productUnknown, restaurantRequired, filesUnavailable, filesRequired
     case emailAvailable, alreadyFollowing, postNotLikeable, linkCommentInvalid

@@ -15,11 +15,23 @@ public struct Place: Sendable, Equatable {
     public var ratingAvg: Double?
     public var coverPhotoUrl: String?
     public var createdAt: Timestamp
+    /// The place's names in other languages (language code → name, OpenStreetMap's `name:xx`);
+    /// `name` is the default.
+    public var names: [String: String]
+    /// The opening hours as written (OpenStreetMap's `opening_hours` syntax); `OpeningHours`
+    /// evaluates the common forms.
+    public var openingHours: String?
+    /// The IANA time zone the opening hours are judged in.
+    public var timeZone: String?
+    /// Further facts as a JSON object (`PlaceAttributes`: cuisine, brand, wheelchair…), written
+    /// into answers as stored.
+    public var attributes: String?
 
     public init(
         id: Int64, name: String, lat: Double, lng: Double, address: String?, phone: String?, category: String?,
         website: String?, source: String?, externalId: String?, reviewCount: Int, ratingAvg: Double?,
-        coverPhotoUrl: String?, createdAt: Timestamp
+        coverPhotoUrl: String?, createdAt: Timestamp, names: [String: String] = [:], openingHours: String? = nil,
+        timeZone: String? = nil, attributes: String? = nil
     ) {
         self.id = id
         self.name = name
@@ -35,6 +47,10 @@ public struct Place: Sendable, Equatable {
         self.ratingAvg = ratingAvg
         self.coverPhotoUrl = coverPhotoUrl
         self.createdAt = createdAt
+        self.names = names
+        self.openingHours = openingHours
+        self.timeZone = timeZone
+        self.attributes = attributes
     }
 }
 
@@ -89,12 +105,19 @@ public struct PlaceDraft: Sendable, Equatable {
     public var website: String?
     public var source: String?
     public var externalId: String?
+    /// Names in other languages (`Place.names`).
+    public var names: [String: String]
+    public var openingHours: String?
+    public var timeZone: String?
+    /// `Place.attributes`: a JSON object written by `PlaceAttributes.json`.
+    public var attributes: String?
 
     public init(
         name: String, lat: Double, lng: Double, address: String? = nil, city: String? = nil,
         province: String? = nil, postalCode: String? = nil, country: String? = nil,
         phone: String? = nil, category: String? = nil, website: String? = nil,
-        source: String? = nil, externalId: String? = nil
+        source: String? = nil, externalId: String? = nil, names: [String: String] = [:],
+        openingHours: String? = nil, timeZone: String? = nil, attributes: String? = nil
     ) {
         self.name = name
         self.lat = lat
@@ -109,5 +132,9 @@ public struct PlaceDraft: Sendable, Equatable {
         self.website = website
         self.source = source
         self.externalId = externalId
+        self.names = names
+        self.openingHours = openingHours
+        self.timeZone = timeZone
+        self.attributes = attributes
     }
 }

@@ -24,10 +24,15 @@ public struct PlaceEdit: Sendable, Equatable {
     public var phone: FieldEdit<String> = .keep
     public var category: FieldEdit<String> = .keep
     public var website: FieldEdit<String> = .keep
+    /// The languages whose names change: a name sets one, `nil` removes it; the others stay.
+    public var names: [String: String?] = [:]
+    public var openingHours: FieldEdit<String> = .keep
+    public var timeZone: FieldEdit<String> = .keep
 
     public init(
         name: String? = nil, lat: Double? = nil, lng: Double? = nil, address: FieldEdit<String> = .keep,
-        phone: FieldEdit<String> = .keep, category: FieldEdit<String> = .keep, website: FieldEdit<String> = .keep
+        phone: FieldEdit<String> = .keep, category: FieldEdit<String> = .keep, website: FieldEdit<String> = .keep,
+        names: [String: String?] = [:], openingHours: FieldEdit<String> = .keep, timeZone: FieldEdit<String> = .keep
     ) {
         self.name = name
         self.lat = lat
@@ -36,6 +41,9 @@ public struct PlaceEdit: Sendable, Equatable {
         self.phone = phone
         self.category = category
         self.website = website
+        self.names = names
+        self.openingHours = openingHours
+        self.timeZone = timeZone
     }
 
     /// The stored fields with this change made (every engine applies an edit the same way).
@@ -48,6 +56,11 @@ public struct PlaceEdit: Sendable, Equatable {
         draft.phone = phone.applied(to: draft.phone)
         draft.category = category.applied(to: draft.category)
         draft.website = website.applied(to: draft.website)
+        for (language, name) in names {
+            draft.names[language] = name
+        }
+        draft.openingHours = openingHours.applied(to: draft.openingHours)
+        draft.timeZone = timeZone.applied(to: draft.timeZone)
         return draft
     }
 }

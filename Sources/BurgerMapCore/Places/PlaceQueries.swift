@@ -1,3 +1,5 @@
+import Foundation
+
 /// A nearest-first search around a point (`GET /v1/places/nearby`).
 public struct NearbyQuery: Sendable, Hashable {
     public var lat: Double
@@ -12,14 +14,16 @@ public struct NearbyQuery: Sendable, Hashable {
     public var category: String?
     /// The last (distance, id) of the previous page: results start strictly after it.
     public var after: NearbyKey?
+    /// Only places open at this time (`OpenNow`: hours that parse, in a known time zone).
+    public var openAt: Date?
 
     /// Whether a filter is on: the walk then examines at most
     /// `ReadBounds.filteredNearbyCandidates` places a page.
-    public var hasFilters: Bool { reviewedOnly || minRating != nil || category != nil }
+    public var hasFilters: Bool { reviewedOnly || minRating != nil || category != nil || openAt != nil }
 
     public init(
         lat: Double, lng: Double, radiusM: Double, limit: Int, reviewedOnly: Bool = false,
-        minRating: Double? = nil, category: String? = nil, after: NearbyKey? = nil
+        minRating: Double? = nil, category: String? = nil, after: NearbyKey? = nil, openAt: Date? = nil
     ) {
         self.lat = lat
         self.lng = lng
@@ -29,6 +33,7 @@ public struct NearbyQuery: Sendable, Hashable {
         self.minRating = minRating
         self.category = category
         self.after = after
+        self.openAt = openAt
     }
 }
 
@@ -181,4 +186,7 @@ public protocol PlaceStore: Sendable {
     /// Deletes the places of an import source, except those with reviews (reviews keep their
     /// place); answers how many were deleted and how many stayed (`burgermap remove-source`).
     func removePlaceSource(_ name: String) async throws -> (deleted: Int, kept: Int)
+    /// The attributions the licences of the stored sources require (an OpenStreetMap extract's
+    /// "© OpenStreetMap contributors"), each once, in order.
+    func sourceAttributions() async throws -> [String]
 }

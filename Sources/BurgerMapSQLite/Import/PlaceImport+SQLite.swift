@@ -53,9 +53,52 @@ extension AppDatabase: PlaceImportSink {
             try session.finish()
             if let event = session.event { try recordEvent(event, at: session.time, in: db) }
             summary = session.summary
+            if feed.removeMissing { try removeMissingPlaces(of: feed, into: &summary, db) }
+            if let attribution = feed.attribution {
+                try db.execute(
+                    sql: """
+                        INSERT INTO place_source_attributions (source, attribution) VALUES (?, ?)
+                        ON CONFLICT (source) DO UPDATE SET attribution = excluded.attribution
+                        """, arguments: [feed.source, attribution])
+            }
             return .commit
         }
         return summary
+    }
+
+    /// `--remove-missing`: deletes the source's places whose external id the file did not hold,
+    /// except those with reviews (reviews keep their place), in the import's transaction, after
+    /// its session put SpatiaLite's and place search's triggers back (so that both indexes follow
+    /// the deletes); the clusters' cells are counted again, and one `places.removed` event
+    /// names what went.
+    private func removeMissingPlaces(of feed: PlaceImportFeed, into summary: inout ImportSummary, _ db: Database)
+        throws
+    {
+        try db.execute(sql: "CREATE TEMP TABLE import_seen (external_id TEXT PRIMARY KEY) WITHOUT ROWID")
+        defer { try? db.execute(sql: "DROP TABLE temp.import_seen") }
+        let insert = try db.makeStatement(sql: "INSERT OR IGNORE INTO import_seen VALUES (?)")
+        for id in feed.seenExternalIDs { try insert.execute(arguments: [id]) }
+        let missing = """
+            FROM places WHERE source = ? AND external_id IS NOT NULL
+                AND external_id NOT IN (SELECT external_id FROM import_seen)
+            """
+        var removed = PlaceBatchFacts()
+        let doomed = try Row.fetchCursor(
+            db, sql: "SELECT id, lat, lng, external_id \(missing) AND review_count = 0 ORDER BY id",
+            arguments: [feed.source])
+        while let place = try doomed.next() {
+            removed.add(id: place[0], lat: place[1], lng: place[2])
+            if summary.removedIDs.count < ImportSummary.keptSkips { summary.removedIDs.append(place[3]) }
+        }
+        try db.execute(sql: "DELETE \(missing) AND review_count = 0", arguments: [feed.source])
+        summary.removed = db.changesCount
+        summary.keptForReviews =
+            try Int.fetchOne(db, sql: "SELECT count(*) \(missing) AND review_count > 0", arguments: [feed.source]) ?? 0
+        guard summary.removed > 0 else { return }
+        try PlaceCellsTable(db).rebuild()
+        if let event = removed.event(.placesRemoved, source: feed.source) {
+            try recordEvent(event, at: .now(), in: db)
+        }
     }
 
     /// A first load into an empty places table switches the database to a rollback journal for

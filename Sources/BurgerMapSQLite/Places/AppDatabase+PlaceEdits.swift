@@ -88,7 +88,17 @@ extension AppDatabase {
                 try self.recordEvent(event, at: .now(), in: db)
             }
             let kept = try Int.fetchOne(db, sql: "SELECT count(*) FROM places WHERE source = ?", arguments: [name]) ?? 0
+            if kept == 0 {
+                try db.execute(sql: "DELETE FROM place_source_attributions WHERE source = ?", arguments: [name])
+            }
             return (deleted, kept)
+        }
+    }
+
+    public func sourceAttributions() async throws -> [String] {
+        try await pool.read { db in
+            try String.fetchAll(
+                db, sql: "SELECT DISTINCT attribution FROM place_source_attributions ORDER BY attribution")
         }
     }
 }

@@ -7,7 +7,7 @@ extension AppDatabase: PlaceStore {
     /// The `places` columns that make a `Place`, in the order `place(at:)` reads them.
     static let placeColumns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
-        city, province, postal_code, country, cover_photo_id, website
+        city, province, postal_code, country, cover_photo_id, website, names, opening_hours, timezone, attributes
         """
 
     /// The `Place` on the current row of a statement that selects `placeColumns` from column
@@ -30,7 +30,8 @@ extension AppDatabase: PlaceStore {
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
             coverPhotoUrl: sqlite3_column_type(handle, first + 16) == SQLITE_NULL
                 ? nil : PhotoURL.full(sqlite3_column_int64(handle, first + 16)),
-            createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, first + 11)))
+            createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, first + 11)),
+            names: StoredNames.names(text(18)), openingHours: text(19), timeZone: text(20), attributes: text(21))
     }
 
     /// Every place a query that selects `placeColumns` returns, in its order.

@@ -21,15 +21,21 @@ struct SearchTiers: SearchTierSource {
         switch tier {
         case .exactName: "p.search_name = \(parameter)"
         case .namePrefix: "instr(p.search_name, \(parameter)) = 1 AND p.search_name <> \(parameter)"
-        case .nameSubstring: "instr(p.search_name, \(parameter)) > 1"
-        case .addressOnly: "instr(p.search_name, \(parameter)) = 0 AND instr(p.search_address, \(parameter)) > 0"
+        // A name in another language ranks with the substrings (`search_names`), whatever its place.
+        case .nameSubstring:
+            "(instr(p.search_name, \(parameter)) > 1 OR (instr(p.search_name, \(parameter)) = 0 "
+                + "AND ifnull(instr(p.search_names, \(parameter)), 0) > 0))"
+        case .addressOnly:
+            "instr(p.search_name, \(parameter)) = 0 AND ifnull(instr(p.search_names, \(parameter)), 0) = 0 "
+                + "AND instr(p.search_address, \(parameter)) > 0"
         }
     }
 
     /// The rank of the place row `p` for the folded query ?1 (-1: none).
     static let rankSQL = """
         CASE WHEN p.search_name = ?1 THEN 0 WHEN instr(p.search_name, ?1) = 1 THEN 1
-            WHEN instr(p.search_name, ?1) > 1 THEN 2 WHEN instr(p.search_address, ?1) > 0 THEN 3 ELSE -1 END
+            WHEN instr(p.search_name, ?1) > 1 OR instr(p.search_names, ?1) > 0 THEN 2
+            WHEN instr(p.search_address, ?1) > 0 THEN 3 ELSE -1 END
         """
 
     /// The statement that finds the places of `tiers` (?1 the folded query, ?2 an upper bound

@@ -17,7 +17,7 @@ import HeapModule
 /// Each cell comes joined with its place row, whose stored coordinates give the exact haversine
 /// distance; only the places that qualify are decoded.
 ///
-/// The nearby filters (`reviewed_only`, `min_rating`, `category`) are tested here on the row,
+/// The nearby filters (`reviewed_only`, `min_rating`, `category`, `open_now`) are tested here on the row,
 /// not in SQL, so that every candidate is counted: a search with filters stops after
 /// `ReadBounds.filteredNearbyCandidates` of them, with the places it proved (those nearer than
 /// every place not seen yet) and a key that resumes the walk where it stopped. A 50 km search
@@ -53,6 +53,12 @@ struct NearestSearch {
                 let text = sqlite3_column_text(handle, Self.placeColumn + 6),
                 String(cString: text) == category
             else { return false }
+        }
+        if let openAt = query.openAt {
+            func text(_ column: Int32) -> String? {
+                sqlite3_column_text(handle, Self.placeColumn + column).map { String(cString: $0) }
+            }
+            guard OpenNow.isOpen(hours: text(19), timeZone: text(20), at: openAt) == true else { return false }
         }
         return true
     }

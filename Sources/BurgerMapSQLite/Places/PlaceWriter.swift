@@ -17,10 +17,12 @@ final class PlaceWriter {
     }
 
     private static let fields =
-        "name, lat, lng, address, city, province, postal_code, country, phone, category, website, source, external_id"
+        "name, lat, lng, address, city, province, postal_code, country, phone, category, website, source, external_id, "
+        + "names, opening_hours, timezone, attributes"
     private static let insertSQL = """
-        INSERT INTO places (\(fields), created_at, updated_at, geom, search_name, search_address, cell)
-        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?14, MakePoint(?3, ?2, 4326), ?15, ?16, ?17)
+        INSERT INTO places (\(fields), created_at, updated_at, geom, search_name, search_address, cell, search_names)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?18, ?19, ?20, ?21, ?14, ?14,
+            MakePoint(?3, ?2, 4326), ?15, ?16, ?17, ?22)
         """
 
     /// Inserts a place and returns its id.
@@ -73,6 +75,11 @@ final class PlaceWriter {
         bindText(handle, 16, draft.searchAddress)
         // The map cell of clusters (`PlaceCells`).
         sqlite3_bind_int64(handle, 17, PlaceCells.key(lat: draft.lat, lng: draft.lng))
+        bindText(handle, 18, draft.storedNames)
+        bindText(handle, 19, draft.openingHours)
+        bindText(handle, 20, draft.timeZone)
+        bindText(handle, 21, draft.attributes)
+        bindText(handle, 22, draft.searchNames)
         let code = sqlite3_step(handle)
         sqlite3_reset(handle)
         guard code == SQLITE_DONE else {
@@ -105,14 +112,16 @@ final class PlaceWriter {
                 UPDATE places SET name = ?, lat = ?, lng = ?, address = ?, city = ?, province = ?,
                     postal_code = ?, country = ?, phone = ?, category = ?, website = ?, source = ?,
                     external_id = ?, updated_at = ?, geom = MakePoint(?, ?, 4326), search_name = ?,
-                    search_address = ?, cell = ?
+                    search_address = ?, cell = ?, names = ?, opening_hours = ?, timezone = ?, attributes = ?,
+                    search_names = ?
                 WHERE id = ?
                 """,
             arguments: [
                 draft.name, draft.lat, draft.lng, draft.address, draft.city, draft.province, draft.postalCode,
                 draft.country, draft.phone, draft.category, draft.website, draft.source, draft.externalId,
                 time.milliseconds, draft.lng, draft.lat, draft.searchName, draft.searchAddress,
-                PlaceCells.key(lat: draft.lat, lng: draft.lng), id,
+                PlaceCells.key(lat: draft.lat, lng: draft.lng), draft.storedNames, draft.openingHours, draft.timeZone,
+                draft.attributes, draft.searchNames, id,
             ])
     }
 
@@ -123,7 +132,8 @@ final class PlaceWriter {
             PlaceDraft(
                 name: row[0], lat: row[1], lng: row[2], address: row[3], city: row[4], province: row[5],
                 postalCode: row[6], country: row[7], phone: row[8], category: row[9], website: row[10],
-                source: row[11], externalId: row[12])
+                source: row[11], externalId: row[12], names: StoredNames.names(row[13]), openingHours: row[14],
+                timeZone: row[15], attributes: row[16])
         }
     }
 }

@@ -335,6 +335,7 @@ extension AppDatabase {
                     END;
                     """)
         }
+        migrator.registerMigration("v18-place-details") { db in try placeDetails(db) }
         return migrator
     }
 

@@ -93,8 +93,9 @@ struct PostgresFirstImportTests {
         try await withPostgresEngine { engine in
             let before = try await Self.indexes(engine)
             // The six of v1-places after v4-nearby-on-geometry, place search's B-tree of folded
-            // names and two GIN trigram indexes, and the two cell indexes of map clusters.
-            #expect(before.count == 11)
+            // names and three GIN trigram indexes (names, other languages' names, addresses), and
+            // the two cell indexes of map clusters.
+            #expect(before.count == 12)
             let environment = try TestEnvironment()
             struct ReadFailure: Error {}
             let pipeline = ImportPipeline()

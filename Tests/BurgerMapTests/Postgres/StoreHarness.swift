@@ -62,11 +62,13 @@ struct PostgresHarness: StoreHarness {
             let rows = try await engine.client.query(
                 """
                 INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
-                    website, source, external_id, created_at, updated_at, search_name, search_address, cell)
+                    website, source, external_id, created_at, updated_at, search_name, search_address, cell, names,
+                    opening_hours, timezone, attributes, search_names)
                 VALUES (\(draft.name), \(draft.lat), \(draft.lng), \(draft.address), \(draft.city), \(draft.province),
                     \(draft.postalCode), \(draft.country), \(draft.phone), \(draft.category), \(draft.website),
                     \(draft.source), \(draft.externalId), 0, 0, \(draft.searchName), \(draft.searchAddress),
-                    \(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
+                    \(PlaceCells.key(lat: draft.lat, lng: draft.lng)), \(draft.storedNames), \(draft.openingHours),
+                    \(draft.timeZone), \(draft.attributes), \(draft.searchNames))
                 RETURNING \(unescaped: PostgresPlaceStore.columns)
                 """)
             let inserted = try await PostgresPlaceStore.places(rows)

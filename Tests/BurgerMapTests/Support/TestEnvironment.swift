@@ -42,6 +42,8 @@ final class TestEnvironment: @unchecked Sendable {
     var throttlePolicy = LoginThrottle.Policy()
     /// When set, requests read this clock instead of the system's.
     var clock: TestClock?
+    /// `--default-timezone` of the routers this environment builds.
+    var defaultTimeZone: String?
     /// Reverse proxies the routers this environment builds believe.
     var trustedProxies = TrustedProxies()
     /// Whether the routers this environment builds write access log lines.
@@ -138,6 +140,7 @@ final class TestEnvironment: @unchecked Sendable {
         configuration.accessTokenLifetime = accessTokenLifetime
         configuration.loginThrottle = throttlePolicy
         if let clock { configuration.clock = clock.read }
+        configuration.defaultTimeZone = defaultTimeZone
         configuration.trustedProxies = trustedProxies
         configuration.accessLog = accessLog
         configuration.webMap = webMap

@@ -60,6 +60,18 @@
   if (tileURL) {
     L.tileLayer(tileURL, { maxZoom: 19, attribution: body.getAttribute("data-tile-attribution") || "" }).addTo(map);
   }
+  // What the places' licences require (an OpenStreetMap extract's "© OpenStreetMap contributors"),
+  // unless the tiles' own attribution says it already.
+  var dataAttribution = body.getAttribute("data-data-attribution") || "";
+  var tileAttribution = tileURL ? body.getAttribute("data-tile-attribution") || "" : "";
+  dataAttribution.split("\n").forEach(function (line) {
+    if (!line) return;
+    var words = line.replace(/^©\s*/, "").split(" ")[0];
+    if (tileAttribution.indexOf(words) >= 0) return;
+    var span = document.createElement("span");
+    span.textContent = line;
+    map.attributionControl.addAttribution(span.outerHTML);
+  });
   var markers = L.layerGroup().addTo(map);
   // For the browser check (scripts/web-map-check) and the curious: the map and the box it asks for.
   window.burgerMap = { map: map, box: function () { return visibleBox(); } };

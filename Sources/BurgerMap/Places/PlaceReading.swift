@@ -1,0 +1,77 @@
+import BurgerMapCore
+import Foundation
+import Hummingbird
+import Synchronization
+
+/// What an answer that holds places takes from its request: the languages its names are shown
+/// in (`?lang=`, else `Accept-Language`) and the time `open_now` is judged at. Set for every
+/// request by `PlaceReadingMiddleware` and read where a place is written (`Place.writeMembers`),
+/// so that every answer holding a place (JSON, GeoJSON, OGC, the LookForRealBurger routes)
+/// follows the same rule without each handler passing it on.
+final class PlaceReading: Sendable {
+    @TaskLocal static var current: PlaceReading?
+
+    let preference: NamePreference
+    let now: Date
+    private let wrote = Atomic<Bool>(false)
+
+    init(preference: NamePreference, now: Date) {
+        self.preference = preference
+        self.now = now
+    }
+
+    /// The name to show for `place` in the request's language, or `nil` for its default name.
+    func name(of place: Place) -> String? {
+        place.names.isEmpty ? nil : preference.name(from: place.names)
+    }
+
+    /// Notes that the answer holds a place (it then says its language and varies by it).
+    func wrotePlace() {
+        wrote.store(true, ordering: .relaxed)
+    }
+
+    var holdsPlaces: Bool { wrote.load(ordering: .relaxed) }
+}
+
+/// Sets `PlaceReading` for each request; an answer that holds a place gets
+/// `Vary: Accept-Language`, and `Content-Language` when the request asked a language. `lang` is
+/// read by every route (it is not part of any cursor: the same cursor pages on in another
+/// language).
+struct PlaceReadingMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+    /// The service's clock (tests pass their own).
+    let clock: @Sendable () -> Timestamp
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+        async throws -> Response
+    {
+        let lang = request.uri.queryParameters["lang"].map(String.init)
+        let reading = PlaceReading(
+            preference: NamePreference(lang: lang, acceptLanguage: request.headers[.acceptLanguage]),
+            now: clock().date)
+        var response = try await PlaceReading.$current.withValue(reading) { try await next(request, context) }
+        guard reading.holdsPlaces else { return response }
+        if !response.headers[values: .vary].contains(where: { $0.lowercased().contains("accept-language") }) {
+            response.headers.append(HTTPField(name: .vary, value: "Accept-Language"))
+        }
+        if let language = reading.preference.contentLanguage { response.headers[.contentLanguage] = language }
+        return response
+    }
+}
+
+extension Place {
+    /// The name an answer shows: the one of the request's language (`PlaceReading`), else the
+    /// default; notes that the answer holds a place.
+    var shownName: String {
+        guard let reading = PlaceReading.current else { return name }
+        reading.wrotePlace()
+        return reading.name(of: self) ?? name
+    }
+
+    /// `writeWhole` as a response.
+    func wholeResponse(status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var writer = JSONWriter(capacity: 1024)
+        writeWhole(to: &writer)
+        return writer.response(status: status, headers: headers)
+    }
+}
