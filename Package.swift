@@ -50,12 +50,16 @@ let package = Package(
             cSettings: fuzzing ? [.unsafeFlags(["-fsanitize=fuzzer-no-link,address"])] : [],
             linkerSettings: [.linkedLibrary("jpeg"), .linkedLibrary("png16")]
         ),
+        // The system zlib (Debian's zlib1g-dev) for the OSM PBF reader's blobs: a module map is all a
+        // C library with a plain header needs, no C code of its own.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The domain core: models, one store protocol per feature, the rules both engines must
         // agree on, and the events. It imports neither Hummingbird nor a database driver.
         .target(
             name: "BurgerMapCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
