@@ -157,7 +157,8 @@ struct Serve: AsyncParsableCommand {
         _ = try lslpSettings()
         try replicas.validate(databaseURL: storage.databaseURL)
         if let defaultTimezone, PlaceTimeZone.zone(named: defaultTimezone) == nil {
-            throw ValidationError("--default-timezone \(defaultTimezone) is not an IANA time zone name such as Asia/Seoul")
+            throw ValidationError(
+                "--default-timezone \(defaultTimezone) is not an IANA time zone name such as Asia/Seoul")
         }
         if let metricsAddress {
             do {

@@ -25,7 +25,8 @@ struct Import: AsyncParsableCommand {
     @Argument(help: "CSV, GeoJSON or OpenStreetMap (.osm.pbf, .osm) files.") var files: [String]
     @OptionGroup var storage: StorageOptions
     @Option(
-        help: "Dataset name for matching rows on re-import (default: the file name without extension; osm for OpenStreetMap)."
+        help:
+            "Dataset name for matching rows on re-import (default: the file name without extension; osm for OpenStreetMap)."
     )
     var source: String?
     @Option(help: "csv, geojson or osm (default: from the file extension).") var format: ImportFormat?

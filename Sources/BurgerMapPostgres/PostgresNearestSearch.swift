@@ -1,6 +1,6 @@
 import BurgerMapCore
-import Foundation
 import CGeoIndex
+import Foundation
 import Logging
 import PostgresNIO
 

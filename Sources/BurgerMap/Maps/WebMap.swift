@@ -67,7 +67,8 @@ struct WebMapController {
                 ],
                 body: .init(
                     byteBuffer: ByteBuffer(
-                        string: page.replacingOccurrences(of: "{{data_attribution}}", with: Self.escaped(attributions)))))
+                        string: page.replacingOccurrences(of: "{{data_attribution}}", with: Self.escaped(attributions)))
+                ))
         }
         // Everything the page loads, read once: the page's own script and style from the
         // library's resources, Leaflet's files from the system's package.

@@ -1,5 +1,5 @@
-import Foundation
 import BurgerMapCore
+import Foundation
 
 extension Place: JSONWritable {
     /// Writes every field, `null` included: clients rely on the keys being present.

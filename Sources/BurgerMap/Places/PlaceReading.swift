@@ -1,5 +1,6 @@
 import BurgerMapCore
 import Foundation
+import HTTPTypes
 import Hummingbird
 import Synchronization
 

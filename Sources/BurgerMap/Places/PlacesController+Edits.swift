@@ -17,7 +17,9 @@ extension PlacesController {
         var openingHours: FieldEdit<String>
         var timezone: FieldEdit<String>
 
-        enum CodingKeys: String, CodingKey { case name, lat, lng, address, phone, category, website, openingHours, timezone }
+        enum CodingKeys: String, CodingKey {
+            case name, lat, lng, address, phone, category, website, openingHours, timezone
+        }
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)

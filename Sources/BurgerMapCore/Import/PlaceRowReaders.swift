@@ -58,7 +58,9 @@ package struct CSVPlaceRowReader: PlaceRowReader {
             }
         }
         for index in 0..<record.count {
-            if let language = record.field(index).flatMap(PlaceRow.nameLanguage) { nameIndices.append((index, language)) }
+            if let language = record.field(index).flatMap(PlaceRow.nameLanguage) {
+                nameIndices.append((index, language))
+            }
         }
         let found = Set(fieldIndices.map(\.field))
         for (required, label) in [

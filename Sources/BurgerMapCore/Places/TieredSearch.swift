@@ -1,11 +1,13 @@
 /// The ranks of a search result, best first. A place has exactly one: the first whose test it
-/// passes on its folded name (`search_name`) and address line (`search_address`).
+/// passes on its folded name (`search_name`), its folded names in other languages
+/// (`search_names`) and address line (`search_address`).
 public enum SearchTier: Int, CaseIterable, Sendable {
     /// The name is the query.
     case exactName = 0
     /// The name starts with the query (and is longer).
     case namePrefix
-    /// The name holds the query further on.
+    /// The name holds the query further on, or a name in another language holds it anywhere
+    /// (the exact and prefix ranks stay on the default name's ordered index).
     case nameSubstring
     /// Only the address line holds the query.
     case addressOnly

@@ -35,8 +35,10 @@ struct OSMImportTests {
 
     static func tagXML(_ tags: [String: String]) -> String {
         tags.sorted { $0.key < $1.key }.map { key, value in
-            let escaped = value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-                .replacingOccurrences(of: "<", with: "&lt;")
+            let escaped = value.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(
+                of: "\"", with: "&quot;"
+            )
+            .replacingOccurrences(of: "<", with: "&lt;")
             return "<tag k=\"\(key)\" v=\"\(escaped)\"/>"
         }.joined()
     }
@@ -105,7 +107,8 @@ struct OSMImportTests {
         return try await PlaceImport(database: environment.database).load(file: file, options: options)
     }
 
-    @Test("an extract's burger places with their fields; a newer one updates, adds and removes",
+    @Test(
+        "an extract's burger places with their fields; a newer one updates, adds and removes",
         arguments: StoreEngine.allCases, FileKind.allCases)
     func importAndUpdate(engine: StoreEngine, kind: FileKind) async throws {
         let environment = try await TestEnvironment(engine)
@@ -160,7 +163,8 @@ struct OSMImportTests {
         #expect(again.unchanged == 2 && again.updated == 0 && again.inserted == 0 && again.removed == 0)
     }
 
-    @Test("--osm-filter all-food takes every food amenity, with its amenity as category",
+    @Test(
+        "--osm-filter all-food takes every food amenity, with its amenity as category",
         arguments: StoreEngine.allCases)
     func allFood(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -192,7 +196,8 @@ struct OSMImportTests {
         #expect(names == [["ko": "버거 하우스", "zh-Hans": "汉堡屋"], ["ja": "シャック"]])
     }
 
-    @Test("the web map and /tiles.json say © OpenStreetMap contributors while its data is in",
+    @Test(
+        "the web map and /tiles.json say © OpenStreetMap contributors while its data is in",
         arguments: StoreEngine.allCases)
     func attribution(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)

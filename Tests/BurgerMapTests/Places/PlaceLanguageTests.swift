@@ -15,9 +15,9 @@ struct PlaceLanguageTests {
 
     static var burger: [String: Any] {
         [
-        "name": "Burger House", "lat": 37.5, "lng": 127.0,
-        "names": ["ko": "버거 하우스", "ja": "バーガーハウス", "zh_pinyin": "Hanbao Wu"],
-        "opening_hours": "Mo-Fr 11:00-22:00; Sa,Su 12:00-23:00", "timezone": "Asia/Seoul",
+            "name": "Burger House", "lat": 37.5, "lng": 127.0,
+            "names": ["ko": "버거 하우스", "ja": "バーガーハウス", "zh_pinyin": "Hanbao Wu"],
+            "opening_hours": "Mo-Fr 11:00-22:00; Sa,Su 12:00-23:00", "timezone": "Asia/Seoul",
         ]
     }
 
@@ -25,7 +25,8 @@ struct PlaceLanguageTests {
         try #require(try json(response)["items"] as? [[String: Any]])
     }
 
-    @Test("names: the place's route holds them all; lists show the asked language, say it, and vary by it",
+    @Test(
+        "names: the place's route holds them all; lists show the asked language, say it, and vary by it",
         arguments: StoreEngine.allCases)
     func namesByLanguage(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -93,7 +94,8 @@ struct PlaceLanguageTests {
         }
     }
 
-    @Test("a PATCH changes the languages it names, null removes one; bad codes and names are 400",
+    @Test(
+        "a PATCH changes the languages it names, null removes one; bad codes and names are 400",
         arguments: StoreEngine.allCases)
     func editNames(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -129,7 +131,8 @@ struct PlaceLanguageTests {
         }
     }
 
-    @Test("open_now at the service's clock; nearby?open_now=true keeps the open places only",
+    @Test(
+        "open_now at the service's clock; nearby?open_now=true keeps the open places only",
         arguments: StoreEngine.allCases)
     func openNow(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -186,7 +189,8 @@ struct PlaceLanguageTests {
             let alice = try await client.member("alice")
             let created = try json(
                 try await client.send(
-                    .post, "/v1/places", json: ["name": "Tokyo Burger", "lat": 35.6, "lng": 139.7, "opening_hours": "24/7"],
+                    .post, "/v1/places",
+                    json: ["name": "Tokyo Burger", "lat": 35.6, "lng": 139.7, "opening_hours": "24/7"],
                     token: alice.token))
             #expect(created["timezone"] as? String == "Asia/Tokyo")
             #expect(created["open_now"] as? Bool == true)

@@ -31,12 +31,20 @@ struct PlaceSearchBruteForceTests {
             let address =
                 index % 3 == 0 ? "\(index) " + pieces.randomElement(using: &random)! + " Rd" : nil
             let centre = index % 2 == 0 ? (37.5, 127.0) : (35.68, 139.7)
+            // Every fourth place has names in other languages, found by search as well.
+            var names: [String: String] = [:]
+            if index % 4 == 1 {
+                for language in ["ko", "ja"] where Bool.random(using: &random) {
+                    names[language] =
+                        pieces.randomElement(using: &random)! + " " + pieces.randomElement(using: &random)!
+                }
+            }
             drafts.append(
                 PlaceDraft(
                     name: name.isEmpty ? "Place \(index)" : name,
                     lat: centre.0 + Double.random(in: -0.2...0.2, using: &random),
                     lng: centre.1 + Double.random(in: -0.2...0.2, using: &random), address: address,
-                    city: index % 5 == 0 ? "Seoul" : nil))
+                    city: index % 5 == 0 ? "Seoul" : nil, names: names))
         }
         // Two places at one spot with one name: the tie-break on id.
         drafts.append(PlaceDraft(name: "Twin Burger", lat: 37.5, lng: 127.0))

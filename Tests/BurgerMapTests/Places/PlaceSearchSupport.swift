@@ -73,7 +73,7 @@ func searchURI(_ parameters: [String: String]) -> String {
 }
 
 /// The search's answer worked out by brute force over every seeded place: substring of the
-/// folded name or address line, ranked exact, prefix, substring, address; then by distance
+/// folded name, of a name in another language, or of the address line, ranked exact, prefix, substring, address; then by distance
 /// (the contract's `bm_haversine_m`, within the radius) or by review count; then id.
 func bruteForceSearch(
     _ places: [(place: Place, reviews: Int)], q: String, lat: Double? = nil, lng: Double? = nil,
@@ -89,12 +89,14 @@ func bruteForceSearch(
     for (place, reviews) in places {
         let name = Array(SearchText.fold(place.name).unicodeScalars)
         let address = Array((place.address.map(SearchText.fold) ?? "").unicodeScalars)
+        // Names in other languages rank with the name substrings, wherever they hold the query.
+        let otherNames = place.names.values.map { Array(SearchText.fold($0).unicodeScalars) }
         let rank: Int
         if name == folded {
             rank = 0
         } else if name.starts(with: folded) {
             rank = 1
-        } else if contains(name) {
+        } else if contains(name) || otherNames.contains(where: contains) {
             rank = 2
         } else if contains(address) {
             rank = 3
