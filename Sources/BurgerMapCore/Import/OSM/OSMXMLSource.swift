@@ -86,7 +86,7 @@ extension OSMXMLScanner {
                 digits += 1
                 if dot { decimals += 1 }
             } else {
-                return Double(String(decoding: buffer[range], as: UTF8.self))
+                return Double(String(decoding: buffer[range], as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
             }
             index += 1
         }
