@@ -37,7 +37,7 @@ extension OSMPass {
 /// Order: nodes, then ways, then relations, each in file order (the same on every run).
 /// Not thread-safe: one thread calls `next()` (the importer's reading thread). It decompresses
 /// on that thread too, leaving the other core to the database: 1.1 s for scripts/bench-osm's
-/// 10,000,000 nodes and 1,000,000 ways, a quarter of `osmium tags-filter`'s time, so a
+/// 10,000,000 nodes and 1,000,000 ways, a quarter to a third of `osmium tags-filter`'s time, so a
 /// decompression thread of its own was not needed.
 package final class OSMPlaceReader {
     private let collector: OSMCollector
