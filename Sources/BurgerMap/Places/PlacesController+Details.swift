@@ -24,7 +24,13 @@ struct PlaceDetailsBody: Decodable {
         var names: [String: String?] = [:]
         for (language, name) in decoded.names ?? [:] {
             guard let name else {
-                if allowingRemoval { names[language] = .some(nil) }
+                // `null` removes a language from a place; a new place has none to remove.
+                if allowingRemoval {
+                    names[language] = .some(nil)
+                } else {
+                    errors.append(
+                        FieldError(field: "names." + String(language.prefix(40)), code: "not_null", .fieldNotNull))
+                }
                 continue
             }
             names[language] = name.trimmingCharacters(in: .whitespacesAndNewlines)

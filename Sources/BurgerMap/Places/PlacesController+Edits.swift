@@ -62,8 +62,6 @@ extension PlacesController {
                 errors.append(problem)
             }
             names = PlaceDetailsBody.names(in: bytes, allowingRemoval: true, into: &errors)
-            // An empty name removes its language, as `null` does.
-            names = names.mapValues { $0.flatMap { $0.isEmpty ? nil : $0 } }
         }
         try validator.validate()
         if !names.isEmpty, let stored = try await store.place(id: id) {

@@ -4,6 +4,9 @@ extension OSMCollector {
     /// A place at `point`, or a skip when the point is not a position on Earth (a hostile or
     /// broken file can say anything).
     func place(_ id: String, _ point: OSMPoint, _ tags: [String: String]) -> OSMItem {
+        if point.lat.isNaN || point.lon.isNaN {
+            return .skip(id: id, reason: "\(id): it has no position")
+        }
         guard (-90...90).contains(point.lat), (-180...180).contains(point.lon) else {
             return .skip(id: id, reason: "\(id): position (\(point.lat), \(point.lon)) is not on Earth")
         }

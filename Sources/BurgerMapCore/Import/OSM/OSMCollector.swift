@@ -20,16 +20,20 @@ struct OSMNodeTable {
     private var lons: [Double]
 
     init(ids unsorted: [Int64]) {
-        var ids = unsorted.sorted()
+        ids = Self.sortedUnique(unsorted)
+        lats = [Double](repeating: .nan, count: ids.count)
+        lons = lats
+    }
+
+    static func sortedUnique(_ values: [Int64]) -> [Int64] {
+        var sorted = values.sorted()
         var unique = 0
-        for id in ids where unique == 0 || ids[unique - 1] != id {
-            ids[unique] = id
+        for value in sorted where unique == 0 || sorted[unique - 1] != value {
+            sorted[unique] = value
             unique += 1
         }
-        ids.removeSubrange(unique...)
-        self.ids = ids
-        lats = [Double](repeating: .nan, count: unique)
-        lons = lats
+        sorted.removeSubrange(unique...)
+        return sorted
     }
 
     /// Where `id` would be in the sorted `ids` (the first index whose id is not smaller).
@@ -134,8 +138,7 @@ final class OSMCollector {
 
     /// Ends pass 1; whether pass 2 (member ways) is needed.
     func needsMemberWays() -> Bool {
-        let table = OSMNodeTable(ids: relations.flatMap { $0.outer + $0.inner })
-        memberWayIDs = table.ids
+        memberWayIDs = OSMNodeTable.sortedUnique(relations.flatMap { $0.outer + $0.inner })
         memberWayRefs = [[Int64]?](repeating: nil, count: memberWayIDs.count)
         return !memberWayIDs.isEmpty
     }

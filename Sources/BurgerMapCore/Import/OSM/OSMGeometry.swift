@@ -46,19 +46,12 @@ enum OSMGeometry {
     }
 
     private static func unwrapped(_ ring: [OSMPoint], around reference: Double) -> [OSMPoint] {
-        ring.map { point in
-            var lon = point.lon
-            while lon - reference > 180 { lon -= 360 }
-            while lon - reference < -180 { lon += 360 }
-            return OSMPoint(lat: point.lat, lon: lon)
-        }
+        // `remainder`, not a loop: a hostile file's longitude of 1e300 must not spin.
+        ring.map { OSMPoint(lat: $0.lat, lon: reference + remainder($0.lon - reference, 360)) }
     }
 
     private static func normalized(_ point: OSMPoint) -> OSMPoint {
-        var lon = point.lon
-        while lon > 180 { lon -= 360 }
-        while lon < -180 { lon += 360 }
-        return OSMPoint(lat: point.lat, lon: lon)
+        OSMPoint(lat: point.lat, lon: remainder(point.lon, 360))
     }
 
     /// Shoelace sum relative to the first point (coordinates near 127° would otherwise lose

@@ -5,10 +5,11 @@ import Foundation
 /// attribute values. Text content is ignored (OSM elements have none). Attribute values stay byte
 /// ranges of the buffer until asked for, so the elements nobody wants cost no strings.
 ///
-/// Hand-written rather than Foundation's `XMLParser`: scanning a 100 MB `.osm` file (1,000,000
-/// nodes, 100,000 ways) took 0.8 s here against 6.5 s with `XMLParser` on an `InputStream`, which
-/// builds a `String` for every element name and attribute and a dictionary per element (and
-/// would pull libxml2 into the domain core).
+/// Hand-written rather than Foundation's `XMLParser`: reading ids, coordinates, refs and tags of
+/// a 135 MB `.osm` file (1,000,000 nodes, 100,000 ways) took 0.5 s with this scanner against
+/// 2.3 s with `XMLParser` on an `InputStream` (release builds, this project's 2-core machine),
+/// which builds a `String` for every element name and attribute and a dictionary per element;
+/// it would also bring FoundationXML and libxml2 into the domain core.
 struct OSMXMLScanner {
     /// The elements the reader looks at; any other is `.other`.
     enum Name: Equatable {

@@ -86,7 +86,7 @@ extension OSMXMLScanner {
                 digits += 1
                 if dot { decimals += 1 }
             } else {
-                return Double(String(decoding: buffer[range], as: UTF8.self))
+                return Double(String(decoding: buffer[range], as: UTF8.self)).flatMap { $0.isFinite ? $0 : nil }
             }
             index += 1
         }
@@ -157,11 +157,14 @@ final class OSMXMLSource: OSMSource {
         return true
     }
 
-    private func number(_ attribute: String, of element: String) throws -> Int64 {
+    /// An integer attribute; the element's name is only made into text for the error (an
+    /// interpolated enum per element took half of an XML read: 5.1 s instead of 2.2 s for 135 MB).
+    private func number(_ attribute: String, of element: @autoclosure () -> String) throws -> Int64 {
         guard let range = scanner.attribute(attribute), let value = scanner.integer(range) else {
             throw ImportError.unreadable(
                 path: path,
-                reason: "malformed OSM XML near byte \(scanner.bytesRead): <\(element)> without a numeric \(attribute)")
+                reason:
+                    "malformed OSM XML near byte \(scanner.bytesRead): <\(element())> without a numeric \(attribute)")
         }
         return value
     }

@@ -124,9 +124,22 @@ final class PBFFile {
         return PBFFrame(offset: offset, type: type, dataOffset: dataOffset, dataSize: Int(dataSize))
     }
 
+    /// The blob `load` read: where its data is in `compressed`, whether it is zlib, its size
+    /// uncompressed, and how much of that `fill` has produced so far.
+    private var current: (frame: Int64, data: Range<Int>, zlib: Bool, rawSize: Int, produced: Int)?
+
     /// The blob's uncompressed contents, written to the start of `output` (grown when needed,
     /// never shrunk, so one buffer serves every block); returns their length.
     func contents(of frame: PBFFrame, into output: inout [UInt8]) throws -> Int {
+        let size = try load(frame)
+        try fill(size, into: &output)
+        return size
+    }
+
+    /// Reads the blob of `frame` and checks its envelope; returns its uncompressed size. `fill`
+    /// then produces the contents, at once or a first part first.
+    func load(_ frame: PBFFrame) throws -> Int {
+        current = nil
         try read(frame.dataSize, at: frame.dataOffset, into: &compressed, frame: frame.offset)
         var data: Range<Int>?
         var encoding = ""
@@ -152,12 +165,7 @@ final class PBFFile {
         guard let data else { throw corrupt(frame.offset, "a blob without data") }
         switch encoding {
         case "raw":
-            if output.count < data.count { output = [UInt8](repeating: 0, count: data.count) }
-            output.withUnsafeMutableBytes { target in
-                compressed.withUnsafeBytes {
-                    target.baseAddress!.copyMemory(from: $0.baseAddress! + data.lowerBound, byteCount: data.count)
-                }
-            }
+            current = (frame.offset, data, false, data.count, 0)
             return data.count
         case "zlib":
             guard let rawSize, (0...Int64(Self.maximumBlobSize)).contains(rawSize) else {
@@ -165,7 +173,8 @@ final class PBFFile {
                     frame.offset,
                     "a zlib blob whose raw_size (\(rawSize.map(String.init) ?? "none")) is not 0 to 32 MiB")
             }
-            try inflate(data, rawSize: Int(rawSize), into: &output, frame: frame.offset)
+            inflateReset(stream)
+            current = (frame.offset, data, true, Int(rawSize), 0)
             return Int(rawSize)
         default:
             throw ImportError.unreadable(
@@ -175,25 +184,47 @@ final class PBFFile {
         }
     }
 
-    private func inflate(_ data: Range<Int>, rawSize: Int, into output: inout [UInt8], frame: Int64) throws {
-        if output.count < rawSize { output = [UInt8](repeating: 0, count: max(rawSize, 1)) }
+    /// Puts the first `count` bytes (at most all) of the open blob's contents at the start of
+    /// `output`, inflating on from where the last call stopped.
+    func fill(_ count: Int, into output: inout [UInt8]) throws {
+        guard var blob = current else { return }
+        let count = min(count, blob.rawSize)
+        guard count > blob.produced else { return }
+        // Sized for the whole blob at once: a later, larger allocation would drop the part made.
+        if output.count < blob.rawSize { output = [UInt8](repeating: 0, count: blob.rawSize) }
+        guard blob.zlib else {
+            output.withUnsafeMutableBytes { target in
+                compressed.withUnsafeBytes {
+                    (target.baseAddress! + blob.produced).copyMemory(
+                        from: $0.baseAddress! + blob.data.lowerBound + blob.produced, byteCount: count - blob.produced)
+                }
+            }
+            blob.produced = count
+            current = blob
+            return
+        }
+        let finishing = count == blob.rawSize
         let (result, produced, leftIn) = compressed.withUnsafeMutableBytes { source in
             output.withUnsafeMutableBytes { target in
-                inflateReset(stream)
-                stream.pointee.next_in = source.baseAddress!.assumingMemoryBound(to: Bytef.self) + data.lowerBound
-                stream.pointee.avail_in = uInt(data.count)
-                stream.pointee.next_out = target.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.pointee.avail_out = uInt(rawSize)
-                let result = CZlib.inflate(stream, Z_FINISH)
+                let consumed = Int(stream.pointee.total_in)
+                stream.pointee.next_in =
+                    source.baseAddress!.assumingMemoryBound(to: Bytef.self) + blob.data.lowerBound + consumed
+                stream.pointee.avail_in = uInt(blob.data.count - consumed)
+                stream.pointee.next_out = target.baseAddress!.assumingMemoryBound(to: Bytef.self) + blob.produced
+                stream.pointee.avail_out = uInt(count - blob.produced)
+                let result = CZlib.inflate(stream, finishing ? Z_FINISH : Z_SYNC_FLUSH)
                 return (result, Int(stream.pointee.total_out), Int(stream.pointee.avail_in))
             }
         }
+        blob.produced = produced
+        current = blob
+        let frame = blob.frame
         switch result {
-        case Z_STREAM_END where produced == rawSize: return
+        case Z_STREAM_END where produced == blob.rawSize, Z_OK where !finishing && produced == count: return
         case Z_STREAM_END:
-            throw corrupt(frame, "zlib data inflates to \(produced) bytes, not the \(rawSize) its raw_size says")
+            throw corrupt(frame, "zlib data inflates to \(produced) bytes, not the \(blob.rawSize) its raw_size says")
         case Z_BUF_ERROR where leftIn > 0, Z_OK where leftIn > 0:
-            throw corrupt(frame, "zlib data inflates to more than the \(rawSize) bytes its raw_size says")
+            throw corrupt(frame, "zlib data inflates to more than the \(blob.rawSize) bytes its raw_size says")
         case Z_BUF_ERROR, Z_OK: throw corrupt(frame, "zlib data is truncated")
         default: throw corrupt(frame, "zlib data is corrupt (zlib error \(result))")
         }

@@ -82,4 +82,55 @@ struct OSMPlaceReaderTests {
         guard case .place(let place) = cafe else { throw OSMTestFiles.OsmiumFailed(description: "node/4 not read") }
         #expect(place.tags["name"] == "Café \"Latte\" & Co <1>")
     }
+
+    @Test("a block that mixes dense nodes and a way, with its own granularity and offsets (which osmium never writes)")
+    func mixedBlock() throws {
+        let files = try OSMTestFiles(formats: [])
+        func zigzag(_ values: [Int64]) -> [UInt8] {
+            var packed = ProtobufBytes()
+            for value in values { packed.varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+            return packed.bytes
+        }
+        func plain(_ values: [UInt64]) -> [UInt8] {
+            var packed = ProtobufBytes()
+            for value in values { packed.varint(value) }
+            return packed.bytes
+        }
+        var table = ProtobufBytes()
+        for text in ["", "amenity", "fast_food", "cuisine", "burger", "name", "Mixed"] {
+            table.field(1, Array(text.utf8))
+        }
+        var dense = ProtobufBytes()
+        dense.field(1, zigzag([1, 1, 1, 1]))  // ids 1...4, delta coded
+        dense.field(8, zigzag([0, 0, 1000, 0]))  // latitudes 0, 0, 1000, 1000 (granularity units)
+        dense.field(9, zigzag([0, 1000, 0, -1000]))  // longitudes 0, 1000, 1000, 0
+        dense.field(10, plain([0, 0, 0, 0]))
+        var nodeGroup = ProtobufBytes()
+        nodeGroup.field(2, dense.bytes)
+        var way = ProtobufBytes()
+        way.field(1, varint: 10)
+        way.field(2, plain([1, 3, 5]))
+        way.field(3, plain([2, 4, 6]))
+        way.field(8, zigzag([1, 1, 1, 1, -3]))  // refs 1, 2, 3, 4, 1
+        var wayGroup = ProtobufBytes()
+        wayGroup.field(3, way.bytes)
+        var block = ProtobufBytes()
+        block.field(1, table.bytes)
+        block.field(2, nodeGroup.bytes)
+        block.field(2, wayGroup.bytes)
+        block.field(17, varint: 1000)  // granularity: 1000 nanodegrees
+        block.field(19, varint: 37_500_000_000)  // lat_offset, nanodegrees
+        block.field(20, varint: 127_000_000_000)  // lon_offset
+        let path = try files.write(
+            "mixed.osm.pbf",
+            ProtobufBytes.header() + ProtobufBytes.frame("OSMData", blob: ProtobufBytes.rawBlob(block.bytes)))
+        let items = try readOSM(path, .burger)
+        guard items.count == 1, case .place(let place) = items[0] else {
+            Issue.record("expected one place, got \(items)")
+            return
+        }
+        #expect(place.id == "way/10")
+        #expect(abs(place.lat - 37.5005) <= 1e-9 && abs(place.lng - 127.0005) <= 1e-9, "\(place)")
+        #expect(place.tags == ["amenity": "fast_food", "cuisine": "burger", "name": "Mixed"])
+    }
 }

@@ -43,6 +43,30 @@ struct OSMReaderErrorTests {
         }
     }
 
+    @Test("coordinates that are no position (infinite, out of range, missing, huge) make skips, never a hang")
+    func strangeCoordinates() throws {
+        let files = try OSMTestFiles(formats: [])
+        let burger = #"<tag k="amenity" v="fast_food"/><tag k="cuisine" v="burger"/>"#
+        let xml = """
+            <osm version="0.6">
+            <node id="1" lat="1e400" lon="2">\(burger)</node>
+            <node id="2" lat="91" lon="2">\(burger)</node>
+            <node id="3">\(burger)</node>
+            <node id="4" lat="1" lon="1e300"/><node id="5" lat="1" lon="2"/><node id="6" lat="2" lon="2"/>
+            <way id="7"><nd ref="4"/><nd ref="5"/><nd ref="6"/><nd ref="4"/>\(burger)</way>
+            </osm>
+            """
+        let items = try readOSM(try files.write("strange.osm", Array(xml.utf8)), .burger)
+        #expect(
+            Array(items.prefix(3)) == [
+                .skip(id: "node/1", reason: "node/1: it has no position"),
+                .skip(id: "node/2", reason: "node/2: position (91.0, 2.0) is not on Earth"),
+                .skip(id: "node/3", reason: "node/3: it has no position"),
+            ])
+        // The way's outline is nonsense; whatever it yields, it is one item and ends.
+        #expect(items.map(\.id) == ["node/1", "node/2", "node/3", "way/7"])
+    }
+
     @Test("PBF files this reader cannot read: history, lzma blobs, over-size frames, truncation")
     func unsupportedPBF() throws {
         let files = try OSMTestFiles(formats: [.pbf])
@@ -104,6 +128,28 @@ struct OSMReaderErrorTests {
             }
         }
         // Both outcomes happen: the damage is neither always harmless nor always caught at once.
+        #expect(outcomes[0] > 0 && outcomes[1] > 0, "read \(outcomes[0]), refused \(outcomes[1])")
+    }
+
+    @Test("random damage to an XML extract ends in a result or an ImportError, never a crash")
+    func hostileXML() throws {
+        let files = try OSMTestFiles(formats: [])
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: files.path(.xml))))
+        var generator = SeededGenerator(seed: 2025)
+        var outcomes = [0, 0]
+        for round in 0..<150 {
+            var bytes = original
+            for _ in 0...Int.random(in: 0...3, using: &generator) { Self.damage(&bytes, using: &generator) }
+            let path = try files.write("damaged-\(round).osm", bytes)
+            do {
+                _ = try readOSM(path, .allFood, limit: 10_000)
+                outcomes[0] += 1
+            } catch {
+                #expect(error is ImportError, "\(error)")
+                outcomes[1] += 1
+            }
+            try FileManager.default.removeItem(atPath: path)
+        }
         #expect(outcomes[0] > 0 && outcomes[1] > 0, "read \(outcomes[0]), refused \(outcomes[1])")
     }
 
