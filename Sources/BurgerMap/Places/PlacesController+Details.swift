@@ -10,6 +10,20 @@ import Hummingbird
 /// keys are data (`zh_pinyin` must stay `zh_pinyin`), and the strategy rewrites dictionary keys.
 struct PlaceDetailsBody: Decodable {
     var names: [String: String?]?
+    /// Whether the body says `"names": null` (refused: a change removes languages one by one).
+    var namesIsNull = false
+
+    enum CodingKeys: String, CodingKey { case names }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        guard container.contains(.names) else { return }
+        if try container.decodeNil(forKey: .names) {
+            namesIsNull = true
+        } else {
+            names = try container.decode([String: String?].self, forKey: .names)
+        }
+    }
 
     /// The body's `names`, trimmed, with their problems added to `errors` (a `names` that is not
     /// an object of texts and nulls is a `validation_failed` of its own).
@@ -20,6 +34,9 @@ struct PlaceDetailsBody: Decodable {
         } catch {
             errors.append(FieldError(field: "names", code: "wrong_type", .fieldWrongType, ["expected": "object"]))
             return [:]
+        }
+        if decoded.namesIsNull {
+            errors.append(FieldError(field: "names", code: "not_null", .fieldNotNull))
         }
         var names: [String: String?] = [:]
         for (language, name) in decoded.names ?? [:] {
