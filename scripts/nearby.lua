@@ -1,11 +1,13 @@
 -- wrk script: GET /v1/places/nearby at random points of the benchmark area (deterministic seed),
--- 20 nearest within 2 km.
+-- 20 nearest within 2 km. $NEARBY_QUERY, when set, is appended to each query (`&lang=ko`);
+-- headers given to wrk with -H go with every request.
 math.randomseed(7)
 local centerLat, centerLng, latSpan = 37.5665, 126.9780, 100 / 111.195
 local lngSpan = latSpan / math.cos(math.rad(centerLat))
+local extra = os.getenv("NEARBY_QUERY") or ""
 
 request = function()
   local lat = centerLat + (math.random() - 0.5) * latSpan
   local lng = centerLng + (math.random() - 0.5) * lngSpan
-  return wrk.format("GET", string.format("/v1/places/nearby?lat=%.6f&lng=%.6f&radius_m=2000&limit=20", lat, lng))
+  return wrk.format("GET", string.format("/v1/places/nearby?lat=%.6f&lng=%.6f&radius_m=2000&limit=20", lat, lng) .. extra)
 end

@@ -49,7 +49,7 @@ public struct PostgresPlaceStore: PlaceStore {
             ratingAvg: reviewCount > 0 ? ratingSum / Double(reviewCount) : nil,
             coverPhotoUrl: try value(16, Int64?.self).map(PhotoURL.full),
             createdAt: Timestamp(milliseconds: try value(11)),
-            names: StoredNames.names(try value(18, String?.self)), openingHours: try value(19),
+            storedNames: try value(18, String?.self), openingHours: try value(19),
             timeZone: try value(20), attributes: try value(21))
     }
 

@@ -23,7 +23,7 @@ final class PlaceReading: Sendable {
 
     /// The name to show for `place` in the request's language, or `nil` for its default name.
     func name(of place: Place) -> String? {
-        place.names.isEmpty ? nil : preference.name(from: place.names)
+        preference.name(inStored: place.storedNames)
     }
 
     /// Notes that the answer holds a place (it then says its language and varies by it).
@@ -48,7 +48,7 @@ struct PlaceReadingMiddleware: RouterMiddleware {
     {
         let lang = request.uri.queryParameters["lang"].map(String.init)
         let reading = PlaceReading(
-            preference: NamePreference(lang: lang, acceptLanguage: request.headers[.acceptLanguage]),
+            preference: NamePreference.forRequest(lang: lang, acceptLanguage: request.headers[.acceptLanguage]),
             now: clock().date)
         var response = try await PlaceReading.$current.withValue(reading) { try await next(request, context) }
         guard reading.holdsPlaces else { return response }

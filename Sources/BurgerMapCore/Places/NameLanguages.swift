@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The rules for a place's names in other languages (`names`, language key → name, as OSM's
 /// `name:xx` keys), the same for the API, the importer and the schema.
 public enum PlaceNames {
@@ -111,28 +113,78 @@ public struct NamePreference: Sendable, Equatable {
     /// The name to show from a place's names, or nil to show the default `name`. Empty names
     /// count as missing. When two keys differ only in case, the exact key wins, then the smaller.
     public func name(from names: [String: String]) -> String? {
-        // The common cases (no language asked, a place without names) allocate nothing.
         if candidates.isEmpty || names.isEmpty { return nil }
+        return name(inStored: StoredNames.text(names))
+    }
+
+    /// `name(from:)` of a place's names as stored (`StoredNames`, `Place.storedNames`), found by
+    /// scanning the text: no dictionary is built, and only the name shown is copied out. The common
+    /// cases (no language asked, a place without names) cost nothing.
+    public func name(inStored text: String?) -> String? {
+        guard !candidates.isEmpty, let text, !text.isEmpty else { return nil }
+        if let found = text.utf8.withContiguousStorageIfAvailable({ name(inStored: $0) }) { return found }
+        return Array(text.utf8).withUnsafeBufferPointer { name(inStored: $0) }
+    }
+
+    private func name(inStored bytes: UnsafeBufferPointer<UInt8>) -> String? {
         for candidate in candidates {
-            // Most keys are lower-case already (`ko`, `en`): one hash look-up finds them.
-            if let name = names[candidate], !name.isEmpty { return name }
-            var found: (key: String, name: String)?
-            for (key, name) in names where !name.isEmpty && Self.equalIgnoringASCIICase(key, candidate) {
-                if found.map({ key < $0.key }) ?? true { found = (key, name) }
+            // A key equal to the candidate but for case: the smallest such key's name, unless the
+            // exact key has one.
+            var found: (key: Slice<UnsafeBufferPointer<UInt8>>, name: Slice<UnsafeBufferPointer<UInt8>>)?
+            var start = bytes.startIndex
+            while start < bytes.endIndex {
+                let end = bytes[start...].firstIndex(of: StoredNames.pairSeparator) ?? bytes.endIndex
+                defer { start = end + 1 }
+                guard let separator = bytes[start..<end].firstIndex(of: StoredNames.keySeparator),
+                    separator + 1 < end
+                else { continue }
+                let key = bytes[start..<separator]
+                let name = bytes[(separator + 1)..<end]
+                if key.elementsEqual(candidate.utf8) { return String(decoding: name, as: UTF8.self) }
+                if Self.equalIgnoringASCIICase(key, candidate),
+                    found.map({ key.lexicographicallyPrecedes($0.key) }) ?? true
+                {
+                    found = (key, name)
+                }
             }
-            if let found { return found.name }
+            if let found { return String(decoding: found.name, as: UTF8.self) }
         }
         return nil
     }
 
-    /// Whether `key` equals the lower-case `tag` once ASCII letters are lower-cased, without
-    /// allocating.
-    static func equalIgnoringASCIICase(_ key: String, _ tag: String) -> Bool {
-        let keyBytes = key.utf8
+    /// Whether `key` (UTF-8) equals the lower-case `tag` once ASCII letters are lower-cased,
+    /// without allocating.
+    static func equalIgnoringASCIICase<Key: Collection<UInt8>>(_ key: Key, _ tag: String) -> Bool {
         let tagBytes = tag.utf8
-        guard keyBytes.count == tagBytes.count else { return false }
-        return zip(keyBytes, tagBytes).allSatisfy { keyByte, tagByte in
+        guard key.count == tagBytes.count else { return false }
+        return zip(key, tagBytes).allSatisfy { keyByte, tagByte in
             (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(keyByte) ? keyByte | 0x20 == tagByte : keyByte == tagByte
         }
+    }
+}
+
+extension NamePreference {
+    /// At most this many `Accept-Language` values are remembered by `forRequest`.
+    static let recentLimit = 64
+    /// Longer `Accept-Language` values are read each time (a browser's is 20–60 bytes).
+    static let maxRecentBytes = 256
+    private static let recent = Mutex<[String: NamePreference]>([:])
+
+    /// `init(lang:acceptLanguage:)` for a request. A browser sends the same `Accept-Language`
+    /// with every request, and reading one costs about 6 µs (2% of a nearby answer's CPU), so the
+    /// preferences of the last values seen are kept: at most `recentLimit` of up to
+    /// `maxRecentBytes` bytes, all forgotten when the memory is full. A request with `?lang=` is
+    /// read each time (a short list of tags).
+    public static func forRequest(lang: String?, acceptLanguage: String?) -> NamePreference {
+        guard lang == nil, let acceptLanguage, acceptLanguage.utf8.count <= maxRecentBytes else {
+            return NamePreference(lang: lang, acceptLanguage: acceptLanguage)
+        }
+        if let known = recent.withLock({ $0[acceptLanguage] }) { return known }
+        let preference = NamePreference(lang: nil, acceptLanguage: acceptLanguage)
+        recent.withLock { recent in
+            if recent.count >= recentLimit { recent.removeAll(keepingCapacity: true) }
+            recent[acceptLanguage] = preference
+        }
+        return preference
     }
 }

@@ -16,8 +16,16 @@ public struct Place: Sendable, Equatable {
     public var coverPhotoUrl: String?
     public var createdAt: Timestamp
     /// The place's names in other languages (language code → name, OpenStreetMap's `name:xx`);
-    /// `name` is the default.
-    public var names: [String: String]
+    /// `name` is the default. Read from `storedNames` each time it is asked.
+    public var names: [String: String] {
+        get { StoredNames.names(storedNames) }
+        set { storedNames = StoredNames.text(newValue) }
+    }
+    /// `names` as stored (`StoredNames`), `nil` for none. A place keeps the stored text: an answer
+    /// shows one of the names at most (`NamePreference.name(inStored:)`, a scan of the text), and
+    /// building a dictionary for every place read cost about 6% of a nearby answer's CPU at three
+    /// names a place, asked for or not.
+    public var storedNames: String?
     /// The opening hours as written (OpenStreetMap's `opening_hours` syntax); `OpeningHours`
     /// evaluates the common forms.
     public var openingHours: String?
@@ -30,7 +38,7 @@ public struct Place: Sendable, Equatable {
     public init(
         id: Int64, name: String, lat: Double, lng: Double, address: String?, phone: String?, category: String?,
         website: String?, source: String?, externalId: String?, reviewCount: Int, ratingAvg: Double?,
-        coverPhotoUrl: String?, createdAt: Timestamp, names: [String: String] = [:], openingHours: String? = nil,
+        coverPhotoUrl: String?, createdAt: Timestamp, storedNames: String? = nil, openingHours: String? = nil,
         timeZone: String? = nil, attributes: String? = nil
     ) {
         self.id = id
@@ -47,7 +55,7 @@ public struct Place: Sendable, Equatable {
         self.ratingAvg = ratingAvg
         self.coverPhotoUrl = coverPhotoUrl
         self.createdAt = createdAt
-        self.names = names
+        self.storedNames = storedNames
         self.openingHours = openingHours
         self.timeZone = timeZone
         self.attributes = attributes

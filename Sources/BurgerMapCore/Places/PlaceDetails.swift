@@ -5,9 +5,12 @@ import Synchronization
 /// of `language U+001F name` pairs separated by U+001E, in language order, `NULL` for none.
 ///
 /// Why not JSON: the names are read for every place of every page that a reader asks in another
-/// language, and splitting on two separators costs a fraction of decoding a JSON object; the
-/// field rules refuse control characters in names (`TextField`) and `PlaceNames` in language
-/// codes, so neither separator can occur inside a pair.
+/// language, and splitting on two separators costs a fraction of decoding a JSON object; a place
+/// keeps the text as read (`Place.storedNames`), and the name to show is found by a scan of it
+/// (`NamePreference.name(inStored:)`) without building a dictionary. The field rules refuse
+/// control characters in names (`TextField`) and `PlaceNames` in language codes, so neither
+/// separator can occur inside a pair. The text is canonical (keys in order), so equal names are
+/// equal texts.
 public enum StoredNames {
     static let pairSeparator: UInt8 = 0x1E
     static let keySeparator: UInt8 = 0x1F

@@ -31,7 +31,7 @@ extension AppDatabase: PlaceStore {
             coverPhotoUrl: sqlite3_column_type(handle, first + 16) == SQLITE_NULL
                 ? nil : PhotoURL.full(sqlite3_column_int64(handle, first + 16)),
             createdAt: Timestamp(milliseconds: sqlite3_column_int64(handle, first + 11)),
-            names: StoredNames.names(text(18)), openingHours: text(19), timeZone: text(20), attributes: text(21))
+            storedNames: text(18), openingHours: text(19), timeZone: text(20), attributes: text(21))
     }
 
     /// Every place a query that selects `placeColumns` returns, in its order.

@@ -80,6 +80,78 @@ struct NamePreferenceTests {
         #expect(Self.preference("ko, en").name(from: ["ko": "", "en": "Burger"]) == "Burger")
     }
 
+    @Test("the stored text gives the name the dictionary rule gives, without building the dictionary")
+    func storedText() {
+        // The rule as a dictionary look-up: each candidate's exact key, else the smallest key equal
+        // to it but for case; empty names count as missing.
+        func expected(_ preference: NamePreference, _ names: [String: String]) -> String? {
+            var candidates: [String] = []
+            for tag in preference.languages {
+                var candidate = Substring(tag)
+                while true {
+                    if !candidates.contains(String(candidate)) { candidates.append(String(candidate)) }
+                    guard let cut = candidate.lastIndex(where: { $0 == "-" || $0 == "_" }) else { break }
+                    candidate = candidate[..<cut]
+                }
+            }
+            for candidate in candidates {
+                if let name = names[candidate], !name.isEmpty { return name }
+                let folded = names.filter { !$0.value.isEmpty && $0.key.lowercased() == candidate }
+                if let key = folded.keys.min() { return folded[key] }
+            }
+            return nil
+        }
+        let sets: [[String: String]] = [
+            Self.names, [:], ["ko": ""], ["KO": "upper", "ko": "lower"], ["KO": "upper", "Ko": "mixed"],
+            ["zh-Hans": "b", "zh-HANS": "a", "zh": "c"], ["en": "", "EN": "Upper", "ja": "ジャ"],
+            ["zh_pinyin": "Hànbǎo", "zh-pinyin": "dash"], ["ko-KR": "지역", "ko": "버거"],
+        ]
+        let preferences =
+            [
+                "ko", "KO-kr", "en, ja", "zh-hans-cn", "zh-Hant, zh", "ja;q=0.1, fr, en;q=0.5", "zh-pinyin", "*", "",
+            ].map { Self.preference($0) } + [Self.preference(nil, lang: "zh_pinyin")]
+        for names in sets {
+            for preference in preferences {
+                let stored = StoredNames.text(names)
+                #expect(preference.name(inStored: stored) == expected(preference, names), "\(names) \(preference)")
+                #expect(preference.name(from: names) == expected(preference, names))
+            }
+        }
+        // Pairs without a key separator are skipped, as StoredNames.names skips them.
+        let preference = Self.preference("ja, en")
+        #expect(preference.name(inStored: "en\u{1F}Burger\u{1E}broken\u{1E}ja\u{1F}バーガー") == "バーガー")
+        #expect(preference.name(inStored: "broken\u{1E}\u{1E}en\u{1F}Burger\u{1E}") == "Burger")
+        #expect(preference.name(inStored: "ja") == nil)
+        #expect(preference.name(inStored: nil) == nil)
+        #expect(NamePreference.none.name(inStored: StoredNames.text(Self.names)) == nil)
+    }
+
+    @Test("a request's preference is the header's, remembered or not")
+    func forRequest() {
+        let headers = ["ko-KR,ko;q=0.9", "ja-JP,ja;q=0.9,en;q=0.5", "*", "", "ko;q=0", "fr, ZH-hant"]
+        for round in 0..<3 {
+            for header in headers + [String(repeating: "en, ", count: 100)] {
+                #expect(
+                    NamePreference.forRequest(lang: nil, acceptLanguage: header)
+                        == NamePreference(lang: nil, acceptLanguage: header), "\(round) \(header)")
+                #expect(
+                    NamePreference.forRequest(lang: "ja", acceptLanguage: header)
+                        == NamePreference(lang: "ja", acceptLanguage: header))
+                #expect(
+                    NamePreference.forRequest(lang: "!!", acceptLanguage: header)
+                        == NamePreference(lang: "!!", acceptLanguage: header))
+            }
+            // More values than are remembered: the memory empties and fills again.
+            for index in 0..<100 {
+                let header = "en;q=0.\(index % 10), ko-x\(index)"
+                #expect(
+                    NamePreference.forRequest(lang: nil, acceptLanguage: header)
+                        == NamePreference(lang: nil, acceptLanguage: header))
+            }
+        }
+        #expect(NamePreference.forRequest(lang: nil, acceptLanguage: nil) == .none)
+    }
+
     @Test(
         "language keys: OSM's forms are accepted",
         arguments: [
