@@ -87,10 +87,11 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.add(middleware: ResponseCompressionMiddleware())
     let health = dependencies.stores.health
     let storage = dependencies.media.storage
-    let faults = StorageFaults(probe: {
-        if let fault = await health.probeWrite() { return fault }
-        return await storage.probeWrite()
-    })
+    let faults = StorageFaults(
+        probe: {
+            if let fault = await health.probeWrite() { return fault }
+            return await storage.probeWrite()
+        }, now: dependencies.clock)
     router.add(
         middleware: ProblemMiddleware(
             isOutage: { health.isOutage($0) },

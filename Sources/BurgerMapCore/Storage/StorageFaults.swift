@@ -7,16 +7,18 @@ import Synchronization
 /// recorded, goes through. Nothing is probed while all is well, so a healthy `/health` costs
 /// what it did.
 package final class StorageFaults: Sendable {
-    package static let recheckInterval: Duration = .seconds(1)
+    /// Milliseconds between probes while a fault stands.
+    package static let recheckInterval: Int64 = 1000
 
     /// Tries one small write of each kind of storage; answers the first fault met, or `nil`.
     package let probe: @Sendable () async -> StorageFault?
-    package let now: @Sendable () -> ContinuousClock.Instant
-    private let state = Mutex<(fault: StorageFault, checkedAt: ContinuousClock.Instant)?>(nil)
+    /// The service's clock (tests move it by hand, so that no test waits on the wall clock).
+    package let now: @Sendable () -> Timestamp
+    private let state = Mutex<(fault: StorageFault, checkedAt: Timestamp)?>(nil)
 
     package init(
         probe: @escaping @Sendable () async -> StorageFault?,
-        now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+        now: @escaping @Sendable () -> Timestamp = { Timestamp.now() }
     ) {
         self.probe = probe
         self.now = now
@@ -32,7 +34,7 @@ package final class StorageFaults: Sendable {
     /// `recheckInterval`; `nil` when writes work.
     package func current() async -> StorageFault? {
         guard let last = state.withLock({ $0 }) else { return nil }
-        guard now() - last.checkedAt >= Self.recheckInterval else { return last.fault }
+        guard now().milliseconds - last.checkedAt.milliseconds >= Self.recheckInterval else { return last.fault }
         let fault = await probe()
         let time = now()
         state.withLock { $0 = fault.map { ($0, time) } }

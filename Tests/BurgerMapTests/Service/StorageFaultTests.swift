@@ -13,7 +13,7 @@ import Testing
 struct StorageFaultTests {
     @Test("a recorded fault stands until a probe write, tried at most once a second, succeeds")
     func faultClearsAfterProbe() async throws {
-        let start = ContinuousClock.now
+        let start = Timestamp(milliseconds: 1_000_000)
         let clock = Mutex(start)
         let probes = Mutex(0)
         let probeAnswer = Mutex<StorageFault?>(StorageFault(.full, .database))
@@ -26,12 +26,12 @@ struct StorageFaultTests {
         faults.record(StorageFault(.full, .photos))
         #expect(await faults.current() == StorageFault(.full, .photos))
         #expect(probes.withLock { $0 } == 0)
-        clock.withLock { $0 = start + .milliseconds(1000) }
+        clock.withLock { $0 = Timestamp(milliseconds: start.milliseconds + 1000) }
         #expect(await faults.current() == StorageFault(.full, .database))
         #expect(await faults.current() == StorageFault(.full, .database))
         #expect(probes.withLock { $0 } == 1)
         probeAnswer.withLock { $0 = nil }
-        clock.withLock { $0 = start + .milliseconds(2000) }
+        clock.withLock { $0 = Timestamp(milliseconds: start.milliseconds + 2000) }
         #expect(await faults.current() == nil)
         #expect(await faults.current() == nil)
         #expect(probes.withLock { $0 } == 2)
@@ -40,6 +40,10 @@ struct StorageFaultTests {
     @Test("SQLite: a full database (its page limit) is 503 storage_full, and /health says so until it clears")
     func sqliteFull() async throws {
         let environment = try TestEnvironment()
+        // The service's clock stands still unless moved: however slow the writes that fill the
+        // database, /health still holds the fault it recorded.
+        let clock = TestClock()
+        environment.clock = clock
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             // Pin the writer at its current size: the next page the database needs is refused
@@ -71,6 +75,12 @@ struct StorageFaultTests {
             }
             // The probe writes one page in place (no new page): the service tries again a second
             // after the fault at most; a write that succeeds shows writes work.
+            clock.advance(milliseconds: 999)
+            let stillFull = try await client.send(.get, "/health")
+            #expect(stillFull.status == .serviceUnavailable)
+            clock.advance(milliseconds: 1)
+            let cleared = try await client.send(.get, "/health")
+            #expect(cleared.status == .ok)
             let created = try await client.send(
                 .post, "/v1/places", json: ["name": "After", "lat": 37.5, "lng": 127.0], token: alice.token)
             #expect(created.status == .created)
