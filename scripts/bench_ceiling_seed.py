@@ -1,7 +1,7 @@
 """The seeding half of scripts/bench-ceiling: over HTTP, a reader who follows 50 authors, each
 with 20 reviews of one place (one review with a photo), so that the feed's first page, a place's
-review page and a thumbnail have something to serve. Prints three lines: the reader's access
-token, the place id, the thumbnail's path.
+review page and a thumbnail have something to serve. Prints four lines: the reader's access
+token, the place id, the thumbnail's path, the reader's id.
 Usage: bench_ceiling_seed.py BASE_URL PHOTO.jpg"""
 
 import json
@@ -44,7 +44,7 @@ def member(name):
 
 
 photo = open(photo_path, "rb").read()
-reader, _ = member("ceilingreader")
+reader, reader_id = member("ceilingreader")
 place = call("POST", "/v1/places", {"name": "Ceiling Burgers", "lat": 37.5665, "lng": 126.978}, token=reader)["id"]
 thumbnail = None
 for index in range(50):
@@ -61,3 +61,4 @@ for index in range(50):
 print(reader)
 print(place)
 print(thumbnail)
+print(reader_id)
