@@ -16,7 +16,8 @@ import Logging
 struct BareRouteServer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bare-route",
-        abstract: "Serves GET / with a constant (the HTTP benchmarks' ceiling), and the same-work routes, until stopped.")
+        abstract:
+            "Serves GET / with a constant (the HTTP benchmarks' ceiling), and the same-work routes, until stopped.")
 
     @Option(help: "The loopback port.") var port = 18090
     @Option(help: "A SQLite data folder (the service's): serve the same-work routes on it.") var dataDir: String?

@@ -13,7 +13,7 @@ struct BenchCommand: AsyncParsableCommand {
         subcommands: [
             GeneratePlaces.self, NearbyBench.self, EnginesNearbyBench.self, PhotoBench.self, SamplePhoto.self,
             FeedBench.self, PostgresRoundTripBench.self, SearchBench.self, ClusterBench.self, BareRouteServer.self,
-            NotificationBench.self, TileBench.self, ReplicaNearbyBench.self, OSMReadBench.self,
+            NotificationBench.self, TileBench.self, ReplicaNearbyBench.self, OSMReadBench.self, NearbyPostGISBench.self,
         ])
 }
 

@@ -14,13 +14,13 @@ public struct PostgresPlaceStore: PlaceStore {
     let events: PostgresEventStore
 
     /// The `places` columns that make a `Place`, in the order `place(_:)` reads them.
-    static let columns = """
+    package static let columns = """
         id, name, lat, lng, address, phone, category, source, external_id, review_count, rating_sum, created_at,
         city, province, postal_code, country, cover_photo_id, website, names, opening_hours, timezone, attributes
         """
 
     /// How many columns `columns` selects (a query's own columns follow them).
-    static let columnCount = 22
+    package static let columnCount = 22
 
     /// A place's position as a PostGIS point in degrees (SRID 4326), exactly as the GiST index
     /// `places_by_point` holds it: a query that means to use the index spells it so.
@@ -33,7 +33,7 @@ public struct PostgresPlaceStore: PlaceStore {
     }
 
     /// The `Place` of a row that selects `columns` from column `first` on.
-    static func place(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> Place {
+    package static func place(_ row: PostgresRandomAccessRow, from first: Int = 0) throws -> Place {
         func value<T: PostgresDecodable>(_ column: Int, _ type: T.Type = T.self) throws -> T {
             try row[first + column].decode(T.self)
         }
