@@ -115,17 +115,3 @@ struct NearestWalk: Sendable {
         return max(0, planar * 180 / .pi * (1 - Self.slack))
     }
 }
-
-extension NearestWalk.Target {
-    /// PostGIS's `<->` between a place's point and the target, in degrees on the plane of
-    /// (longitude, latitude), worked out here from the place's coordinates rather than selected
-    /// (`NearestCandidates`). The same formula as PostGIS's (`hypot` of the differences; to a
-    /// segment of constant latitude spanning every longitude, the difference in latitude), so
-    /// at most an ulp or so apart; every bound that uses it gives away `NearestWalk.slack`.
-    func planar(lat: Double, lng: Double) -> Double {
-        switch self {
-        case .point(let targetLng, let targetLat): hypot(lng - targetLng, lat - targetLat)
-        case .pole(let north): north ? 90 - lat : lat + 90
-        }
-    }
-}

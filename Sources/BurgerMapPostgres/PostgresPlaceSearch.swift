@@ -223,7 +223,7 @@ extension PostgresNearestSearch {
         bindings.append(test.text)
         return PostgresQuery(
             unsafeSQL: """
-                SELECT \(PostgresPlaceStore.columns), d <= $4\(test.inWalk ? "" : " AND (\(test.sql))")
+                SELECT \(PostgresPlaceStore.columns), d, d <= $4\(test.inWalk ? "" : " AND (\(test.sql))")
                 FROM (
                     SELECT \(PostgresPlaceStore.columns), search_name, search_address, search_names,
                         \(PostgresPlaceStore.point) <-> $1::geometry AS d
