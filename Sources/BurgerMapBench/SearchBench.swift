@@ -22,10 +22,16 @@ struct SearchBench: AsyncParsableCommand {
     @Flag(help: "Also on PostgreSQL (BURGERMAP_TEST_DATABASE_URL, as scripts/postgres sets it).") var engines = false
 
     /// Queries as a user would type them, already folded: none, few and many matches.
-    static let queries = [
-        "bu", "zz", "#1", "burger", "stack", "street", "double st", "#12345", "joint #777", "melt #99999",
-        "no such pl",
-    ]
+    static let queries =
+        [
+            "bu", "zz", "#1", "burger", "stack", "street", "double st", "#12345", "joint #777", "melt #99999",
+            "no such pl",
+        ] + pairs
+
+    /// Queries of two code points, which no trigram finds: common in names ("er"), in one
+    /// name of 15 ("ck"), in about 4% of the names ("99"), in every address line and no name
+    /// ("t,", "ci"), and found nowhere: Latin ("qx", "9#", `"q`) and CJK pairs ("버거", "東京").
+    static let pairs = ["er", "t,", "ck", "ci", "99", "9#", "qx", "버거", "東京", "\"q"]
 
     func run() async throws {
         let database = try await openNearbyBenchDatabase(places: places, sideKm: sideKm, dataDir: dataDir)

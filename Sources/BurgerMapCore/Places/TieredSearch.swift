@@ -52,6 +52,13 @@ public protocol SearchTierSource: Sendable {
         -> [SearchResult]
     /// Places by id (a place deleted in between is left out).
     func searchedPlaces(ids: [Int64]) async throws -> [Int64: Place]
+    /// Whether `searchMatches` finds the substrings of 2 code points through an index, as
+    /// those of 3 or more, rather than by a scan of the places that stops at its cap.
+    var indexesPairs: Bool { get }
+}
+
+extension SearchTierSource {
+    public var indexesPairs: Bool { false }
 }
 
 /// A search page, rank by rank, at a cost bounded by the page rather than by how many places
@@ -79,13 +86,15 @@ public enum TieredSearch {
             let tiers = group.filter { $0.rawValue >= first }
             guard !tiers.isEmpty else { continue }
             guard found.count < wanted else { break }
-            // The substring ranks, which a text index finds (or, for 2 code points, a scan).
+            // The substring ranks, which a text index finds (or, for 2 code points without
+            // `indexesPairs`, a scan).
             let bySubstring = tiers[0].rawValue >= SearchTier.nameSubstring.rawValue
-            // Both engines find the substrings of a 2-code-point query by scanning the table,
-            // whose cost until the cap is the cap over the share of places that match: a tenth
-            // of the cap keeps a common one cheap ("#1", 11% of the benchmark's places: 10.2 ms
-            // with 2,000, measured below with 200).
-            let cap = bySubstring && !SearchText.hasTrigrams(query.text) ? matchCap / 10 : matchCap
+            // A scan of the table for the substrings of a 2-code-point query costs the cap over
+            // the share of places that match until the cap: a tenth of the cap keeps a common one
+            // cheap ("#1", 11% of the benchmark's places: 10.2 ms with 2,000, measured below with
+            // 200).
+            let scans = bySubstring && !SearchText.hasTrigrams(query.text) && !source.indexesPairs
+            let cap = scans ? matchCap / 10 : matchCap
             if bySubstring {
                 let need = wanted - found.count
                 if let walked = try await source.searchShortWalk(
@@ -101,7 +110,19 @@ public enum TieredSearch {
                 found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }
                 continue
             }
-            for tier in tiers where found.count < wanted {
+            var walked = tiers
+            // Too many substrings, but perhaps because of the address lines: a query that every
+            // address holds and no name ("t,", "ci" on the benchmark's places) walked the name
+            // rank through every place (PostgreSQL: 765 ms, 12.3 s with a point). An engine whose
+            // index can look at the names alone finds that rank here (SQLite's cannot: `nil`).
+            if tiers == [.nameSubstring, .addressOnly],
+                let names = try await source.searchMatches([.nameSubstring], text: query.text, cap: cap)
+            {
+                let ranked = SearchRanking.ranked(names, query)
+                found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }
+                walked = [.addressOnly]
+            }
+            for tier in walked where found.count < wanted {
                 let walked = try await source.searchWalk(
                     tier, query, after: query.after(in: tier), count: wanted - found.count)
                 found += walked.map { ($0.key, $0.distanceM, $0.place) }

@@ -336,6 +336,7 @@ extension AppDatabase {
                     """)
         }
         migrator.registerMigration("v18-place-details") { db in try placeDetails(db) }
+        migrator.registerMigration("v19-search-pairs") { db in try searchPairs(db) }
         return migrator
     }
 

@@ -49,6 +49,9 @@ struct PlaceSearchBruteForceTests {
         // Two places at one spot with one name: the tie-break on id.
         drafts.append(PlaceDraft(name: "Twin Burger", lat: 37.5, lng: 127.0))
         drafts.append(PlaceDraft(name: "Twin Burger", lat: 37.5, lng: 127.0))
+        // Names and an address line of two code points, whole: no trigram of their own.
+        drafts.append(PlaceDraft(name: "Qz", lat: 37.51, lng: 127.01, address: "Wy"))
+        drafts.append(PlaceDraft(name: "京都", lat: 35.7, lng: 139.7, names: ["en": "Kx"]))
         let places = try await environment.insert(drafts)
         var seeded: [(place: Place, reviews: Int)] = []
         for place in places {
@@ -70,6 +73,9 @@ struct PlaceSearchBruteForceTests {
         var queries = [
             "버거", "bu", "BURGER", "cafe", "ｂｕｒｇ", "ﾊﾞｰ", "バー", "ZURICH", "ñandu", "strasse", "twin burger", "rd",
             "seoul",
+            // Two code points: at the end of a name, an address line or another name, a whole
+            // name, CJK, FTS and LIKE syntax, in an address line only, and nowhere.
+            "rg", "sh", "ul", "qz", "wy", "kx", "京都", "東京", "\"q", "q\"", "0%", "_b", "x*", "\\b", "ße", "zz",
         ]
         for _ in 0..<40 {
             let name = Array(places.randomElement(using: &random)!.place.name)

@@ -225,12 +225,18 @@ struct PlaceSearchTests {
             let id = try #require((try json(created)["id"] as? NSNumber)?.int64Value)
             #expect(try await client.searchIDs("smash") == [id])
             #expect(try await client.searchIDs("elysee") == [id])
+            // Two code points at the end of a name and of an address line.
+            #expect(try await client.searchIDs("ck") == [id])
+            #expect(try await client.searchIDs("rd") == [id])
             let patched = try await client.send(
                 .patch, "/v1/places/\(id)", json: ["name": "Patty Palace", "address": NSNull()], token: alice.token)
             #expect(patched.status == .ok)
             #expect(try await client.searchIDs("smash").isEmpty)
             #expect(try await client.searchIDs("elysee").isEmpty)
             #expect(try await client.searchIDs("palace") == [id])
+            #expect(try await client.searchIDs("ck").isEmpty)
+            #expect(try await client.searchIDs("rd").isEmpty)
+            #expect(try await client.searchIDs("ce") == [id])
             #expect(try await client.send(.delete, "/v1/places/\(id)", token: alice.token).status == .noContent)
             #expect(try await client.searchIDs("palace").isEmpty)
             #expect(try await client.searchIDs("pa").isEmpty)
@@ -243,6 +249,8 @@ struct PlaceSearchTests {
             #expect(k1.count == 1)
             #expect(try await client.searchIDs("성수") == k1)
             #expect(try await client.searchIDs("osaka").count == 1)
+            #expect(try await client.searchIDs("수동") == k1)
+            #expect(try await client.searchIDs("ll").count == 1)
             let second = try environment.file(
                 "b.csv",
                 "id,name,lat,lng,address\nk1,수제 버거 공방,37.5,127.0,서울 성수동\nk2,Ōsaka Grill,34.7,135.5,\nk3,Kōbe Beef,34.69,135.19,\n"
@@ -252,6 +260,7 @@ struct PlaceSearchTests {
             #expect(try await client.searchIDs("수제 버거") == k1)
             #expect(try await client.searchIDs("kobe").count == 1)
             #expect(try await client.searchIDs("gril").count == 1)
+            #expect(try await client.searchIDs("ef").count == 1)
         }
     }
 }
