@@ -172,8 +172,20 @@ struct EWKBPoint: PostgresNonThrowingEncodable {
     }
 }
 
+/// A baseline statement whose rows are the engine's place columns followed by the distance.
+protocol PostGISNearest: PostgresPreparedStatement where Row == NearbyPlace {}
+
+extension PostGISNearest {
+    func decodeRow(_ row: PostgresRow) throws -> NearbyPlace {
+        let row = row.makeRandomAccess()
+        return NearbyPlace(
+            place: try PostgresPlaceStore.place(row),
+            distanceM: try row[PostgresPlaceStore.columnCount].decode(Double.self))
+    }
+}
+
 /// PostGIS on the sphere: the geography GiST's KNN order within the radius.
-struct GeographyNearest: PostgresPreparedStatement {
+struct GeographyNearest: PostGISNearest {
     static let name = "bench_postgis_geography_nearest"
     static let sql = """
         SELECT \(PostgresPlaceStore.columns), ST_Distance(geog, $1::geography, false)
@@ -194,18 +206,11 @@ struct GeographyNearest: PostgresPreparedStatement {
         bindings.append(radius)
         return bindings
     }
-
-    func decodeRow(_ row: PostgresRow) throws -> NearbyPlace {
-        let row = row.makeRandomAccess()
-        return NearbyPlace(
-            place: try PostgresPlaceStore.place(row),
-            distanceM: try row[PostgresPlaceStore.columnCount].decode(Double.self))
-    }
 }
 
 /// The radius's bounding box on the geometry GiST index, every place in it ranked by the
 /// contract's haversine (the mean Earth radius of `BM_EARTH_RADIUS_M`), ties by id.
-struct GeometryBoxNearest: PostgresPreparedStatement {
+struct GeometryBoxNearest: PostGISNearest {
     static let name = "bench_postgis_geometry_box_nearest"
     static let sql = """
         SELECT * FROM (
@@ -236,12 +241,5 @@ struct GeometryBoxNearest: PostgresPreparedStatement {
             bindings.append(value)
         }
         return bindings
-    }
-
-    func decodeRow(_ row: PostgresRow) throws -> NearbyPlace {
-        let row = row.makeRandomAccess()
-        return NearbyPlace(
-            place: try PostgresPlaceStore.place(row),
-            distanceM: try row[PostgresPlaceStore.columnCount].decode(Double.self))
     }
 }

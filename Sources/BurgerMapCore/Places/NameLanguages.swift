@@ -110,16 +110,11 @@ public struct NamePreference: Sendable, Equatable {
     /// was asked). It passed `PlaceNames.isValidLanguage`, so it is safe in a header.
     public var contentLanguage: String? { languages.first }
 
-    /// The name to show from a place's names, or nil to show the default `name`. Empty names
-    /// count as missing. When two keys differ only in case, the exact key wins, then the smaller.
-    public func name(from names: [String: String]) -> String? {
-        if candidates.isEmpty || names.isEmpty { return nil }
-        return name(inStored: StoredNames.text(names))
-    }
-
-    /// `name(from:)` of a place's names as stored (`StoredNames`, `Place.storedNames`), found by
-    /// scanning the text: no dictionary is built, and only the name shown is copied out. The common
-    /// cases (no language asked, a place without names) cost nothing.
+    /// The name to show from a place's names as stored (`StoredNames`, `Place.storedNames`), or
+    /// nil to show the default `name`. Empty names count as missing. When two keys differ only in
+    /// case, the exact key wins, then the smaller. Found by scanning the text: no dictionary is
+    /// built, and only the name shown is copied out. The common cases (no language asked, a place
+    /// without names) cost nothing.
     public func name(inStored text: String?) -> String? {
         guard !candidates.isEmpty, let text, !text.isEmpty else { return nil }
         if let found = text.utf8.withContiguousStorageIfAvailable({ name(inStored: $0) }) { return found }

@@ -48,7 +48,7 @@ struct SearchTiers: SearchTierSource {
     ///   the rows that hold every trigram of the query (`trigramQuery`) in either column; the
     ///   rank, worked out from the row, drops those that hold them apart (rank -1).
     /// - Substrings of 2 code points: the same index, through the trigrams that start with
-    ///   them (`pairTerms`; every text ends in `searchTerminal`, so every occurrence starts one)
+    ///   them (`pairQuery`; every text ends in `searchTerminal`, so every occurrence starts one)
     ///   joined by `OR`; none such, no place holds them.
     static func matchesSQL(_ tiers: [SearchTier], bounded: Bool) -> String {
         let columns = "p.id, \(rankSQL), p.lat, p.lng, p.review_count"

@@ -11,10 +11,11 @@ extension AppDatabase {
     /// `searchTerminal` (through the view `places_search_text`, its external content), and
     /// `places_search_terms`, an `fts5vocab` table of its terms one instance a row, so that a
     /// query of two code points lists the trigrams that start with it (a seek per term) and
-    /// finds its places through them (`SearchTiers.pairTerms`).
+    /// finds its places through them (`SearchTiers.pairQuery`).
     ///
-    /// The terminal adds one trigram per text: the rebuild for 1,000,000 places took 4.3 s of
-    /// CPU in the sqlite3 shell, as without it; a query of two code points that few names hold
+    /// The terminal adds one trigram per text: the rebuild for 1,000,000 places took 3.18–3.23 s
+    /// of CPU in the sqlite3 shell against 3.06–3.11 s without it, and a first load of 1,000,000
+    /// rows 12.34 s against 12.32 s (`scripts/bench-import` with `BEFORE=`); a query of two code points that few names hold
     /// no longer scans every place (`zz`: 322 ms before).
     static func searchPairs(_ db: Database) throws {
         let terminal = searchTerminal

@@ -181,3 +181,10 @@ struct NamePreferenceTests {
         #expect(Language.preferred(by: nil) == .english)
     }
 }
+
+extension NamePreference {
+    /// The name shown for a dictionary of names: the rule of `name(inStored:)` on their stored form.
+    func name(from names: [String: String]) -> String? {
+        name(inStored: StoredNames.text(names))
+    }
+}
