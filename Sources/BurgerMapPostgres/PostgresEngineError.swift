@@ -19,6 +19,9 @@ public enum PostgresEngineError: Error, Equatable, CustomStringConvertible {
     case invalidSchema(String)
     /// Any other error the server answered.
     case server(String)
+    /// A first load found places in `places` when its rows were ready (another writer added
+    /// them meanwhile), so it applied nothing.
+    case placesAddedDuringFirstLoad
 
     public var description: String {
         switch self {
@@ -35,6 +38,8 @@ public enum PostgresEngineError: Error, Equatable, CustomStringConvertible {
         case .invalidSchema(let name):
             "invalid schema name \"\(name)\": use 1 to 63 lower-case letters, digits and underscores, not starting with a digit"
         case .server(let reason): "PostgreSQL error: \(reason)"
+        case .placesAddedDuringFirstLoad:
+            "places were added while this first load ran, so it imported nothing: run the import again"
         }
     }
 

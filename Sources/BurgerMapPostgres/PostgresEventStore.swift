@@ -51,9 +51,15 @@ public struct PostgresEventStore: EventStore {
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
         let result = try await client.transaction(logger: logger, isolation: isolation, body)
+        committed()
+        return result
+    }
+
+    /// Wakes this process's readers and has other instances notified, after a write transaction
+    /// that may have recorded events committed.
+    func committed() {
         eventSignal.ring()
         localWrites.ring()
-        return result
     }
 
     /// The shared advisory lock an event's writer holds from before its id to its end: one key

@@ -72,7 +72,7 @@ extension PostgresPlaceCells {
 
     /// Places in key order after a place (`cell`, then `id`), as arrays, for a build of
     /// every row.
-    func places(after: (cell: Int64, id: Int64), limit: Int) async throws -> (
+    func places(in table: String, after: (cell: Int64, id: Int64), limit: Int) async throws -> (
         keys: [Int64], ids: [Int64], lats: [Double], lngs: [Double], reviewed: [Bool]
     ) {
         let rows = try await connection.query(
@@ -80,7 +80,7 @@ extension PostgresPlaceCells {
             SELECT coalesce(array_agg(cell), '{}'), coalesce(array_agg(id), '{}'), coalesce(array_agg(lat), '{}'),
                 coalesce(array_agg(lng), '{}'), coalesce(array_agg(review_count > 0), '{}')
             FROM (
-                SELECT cell, id, lat, lng, review_count FROM places
+                SELECT cell, id, lat, lng, review_count FROM \(unescaped: table)
                 WHERE (cell, id) > (\(after.cell), \(after.id)) ORDER BY cell, id LIMIT \(Int64(limit))
             ) AS p
             """, logger: logger)

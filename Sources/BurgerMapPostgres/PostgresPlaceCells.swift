@@ -106,11 +106,17 @@ struct PostgresPlaceCells {
     /// client 2.6 s of the build.
     func rebuild(page: Int = rebuildPage) async throws {
         try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+        try await replaceAll(with: try await rows(readingFrom: "places", page: page))
+    }
+
+    /// Every row, built from the places of `table` (`places`, or a first load's staging table)
+    /// in one pass over its cell index.
+    func rows(readingFrom table: String, page: Int = rebuildPage) async throws -> [CellRow] {
         var builder = CellRowBuilder()
         var after = (cell: Int64.min, id: Int64.min)
         let limit = max(1, page)
         while true {
-            let page = try await places(after: after, limit: limit)
+            let page = try await places(in: table, after: after, limit: limit)
             for index in page.keys.indices {
                 // The pages come in key order (their subquery's ORDER BY); the builder needs it.
                 guard page.keys[index] >= after.cell else {
@@ -124,8 +130,14 @@ struct PostgresPlaceCells {
             if page.keys.count < limit { break }
         }
         builder.finish()
+        return builder.rows
+    }
+
+    /// Puts `rows` in place of every row, under the transaction's advisory lock `lockKey`.
+    func replaceAll(with rows: [CellRow]) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
         try await connection.query("DELETE FROM place_cells", logger: logger)
-        try await store(builder.rows)
+        try await store(rows)
     }
 
     static let rebuildPage = 100_000

@@ -6,14 +6,42 @@ import PostgresNIO
 extension PostgresImportRun {
     // MARK: First load
 
-    /// Whether `places` is empty: then this import locks it (readers wait for the first load
+    /// Whether `places` is empty: then a small first load locks it (readers wait for the load
     /// rather than reading an empty table, and no other writer can slip in) and loads it with
-    /// `firstLoad()`. The SQLite engine, too, loads an empty table its own way (it leaves WAL).
+    /// `firstLoadInPlace()`.
     func lockForFirstLoad() async throws -> Bool {
         guard try await isEmpty() else { return false }
         try await execute("LOCK TABLE places IN ACCESS EXCLUSIVE MODE")
         // Another session may have written between the look and the lock.
         return try await isEmpty()
+    }
+
+    /// A small first load (`PostgresStagedFirstLoad.minimumBytes`) in the import's transaction:
+    /// the indexes of `places` are dropped, the rows copied in (`copyFirstLoad`), and the indexes
+    /// built again from the catalog's own definitions, one after another.
+    mutating func firstLoadInPlace() async throws -> ImportSummary {
+        var indexes: [String] = []
+        let rows = try await connection.query(
+            """
+            SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid) FROM pg_index AS i
+            WHERE i.indrelid = 'places'::regclass
+              AND NOT EXISTS (SELECT FROM pg_constraint AS c WHERE c.conindid = i.indexrelid)
+            ORDER BY i.indexrelid
+            """, logger: logger)
+        for try await (name, definition) in rows.decode((String, String).self) {
+            // Names and definitions come from the catalog, never from a client.
+            try await execute("DROP INDEX \(unescaped: name)")
+            indexes.append(definition)
+        }
+        let summary = try await copyFirstLoad(into: "places")
+        try await execute("SET LOCAL maintenance_work_mem = '512MB'")
+        for definition in indexes {
+            try await execute("\(unescaped: definition)")
+        }
+        if summary.inserted > 0 {
+            try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
+        }
+        return summary
     }
 
     func isEmpty() async throws -> Bool {
@@ -25,54 +53,20 @@ extension PostgresImportRun {
         return false
     }
 
-    /// A load into an empty table: nothing can match, so the rows go straight into `places`
-    /// through COPY (the server stores them while the reader parses the next ones); a repeated
-    /// id is then deleted after its first row.
+    /// The rows of a first load copied into `table` (`places` with its indexes set aside, or
+    /// `PostgresStagedFirstLoad`'s staging table, which has no index yet) through COPY: the server stores them while
+    /// the reader parses the next ones. A repeated id is then deleted after its first row.
     ///
-    /// The indexes that build by sorting (the B-trees, and the geometry GiST, whose operator
-    /// class has sort support) and place search's GIN trigram indexes (far cheaper built once
-    /// from the table than row by row) are set aside for the COPY and built again afterwards from the
-    /// catalog's own definitions, as the SQLite engine sets SpatiaLite's triggers aside and puts
-    /// their SQL back. An index that would be built row by row anyway (none since
-    /// v4-nearby-on-geometry dropped the geography GiST) stays, and is kept up to date during the
-    /// COPY, where its work overlaps with the reading. Building an index also records the
-    /// table's size for the planner; autovacuum analyses the rows soon after.
-    ///
-    /// Ids are handed out here, one per row in file order from the identity sequence, so that
-    /// a row's id says its position; a deleted repeat leaves a gap, as SQLite's AUTOINCREMENT
-    /// spends an id on each repeat.
+    /// Ids are handed out here, one per row in file order from `places`'s identity sequence, so
+    /// that a row's id says its position; a deleted repeat leaves a gap, as SQLite's
+    /// AUTOINCREMENT spends an id on each repeat.
     ///
     /// Measured on 200,000 generated rows (2 shared cores; the reading bounds the COPY):
-    /// through the stage and one INSERT with the seven indexes up to date, 15.9 s (the INSERT
+    /// through a stage and one INSERT with the seven indexes up to date, 15.9 s (the INSERT
     /// 11.0 s, of which about 14 µs a row in each GiST index); through the stage with every
-    /// index built afterwards, 11.3 s; straight into `places`, every index built afterwards,
-    /// 9.5 s (of which 3.3 s building the geography GiST); as here, 6.4 s (COPY 4.2 s, the
-    /// rest building the other indexes), against 5.3 s for the SQLite engine. Without the
-    /// geography GiST (1,000,000 rows, `scripts/bench-import --engines`): 23.8 s before, 13.3 s
-    /// after, beside 12.4 s for the SQLite engine in the same run.
-    mutating func firstLoad() async throws -> ImportSummary {
-        var indexes: [(name: String, definition: String)] = []
-        let rows = try await connection.query(
-            """
-            SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
-            FROM pg_index AS i
-            JOIN pg_class AS index ON index.oid = i.indexrelid
-            JOIN pg_am AS am ON am.oid = index.relam
-            JOIN pg_opclass AS class ON class.oid = i.indclass[0]
-            WHERE i.indrelid = 'places'::regclass
-              AND NOT EXISTS (SELECT FROM pg_constraint AS c WHERE c.conindid = i.indexrelid)
-              AND (am.amname IN ('btree', 'gin') OR EXISTS (
-                  SELECT FROM pg_amproc AS p WHERE p.amprocfamily = class.opcfamily AND p.amprocnum = 11))
-            ORDER BY i.indexrelid
-            """, logger: logger)
-        for try await (name, definition) in rows.decode((String, String).self) {
-            indexes.append((name, definition))
-        }
-        // Names and definitions come from the catalog, never from a client.
-        for index in indexes {
-            try await execute("DROP INDEX \(unescaped: index.name)")
-        }
-
+    /// index built afterwards, 11.3 s; straight into the table, every index built afterwards,
+    /// 6.4 s (COPY 4.2 s), against 5.3 s for the SQLite engine.
+    mutating func copyFirstLoad(into table: String) async throws -> ImportSummary {
         var firstID: Int64 = 0
         for try await id in try await connection.query(
             "SELECT nextval(pg_get_serial_sequence('places', 'id'))", logger: logger
@@ -86,7 +80,7 @@ extension PostgresImportRun {
         CopyText.append(feed.source, to: &trailer)
         trailer.writeString("\t\(time)\t\(time)")
         try await copyRows(
-            into: "places", columns: ["id"] + Self.stageColumns.dropFirst() + ["source", "created_at", "updated_at"],
+            into: table, columns: ["id"] + Self.stageColumns.dropFirst() + ["source", "created_at", "updated_at"],
             trailer: trailer
         ) { position, _ in
             positions.append(Int32(clamping: position))
@@ -104,10 +98,10 @@ extension PostgresImportRun {
             let gone = try await connection.query(
                 """
                 WITH repeated AS (
-                    SELECT external_id, min(id) AS first FROM places WHERE external_id IS NOT NULL
+                    SELECT external_id, min(id) AS first FROM \(unescaped: table) WHERE external_id IS NOT NULL
                     GROUP BY external_id HAVING count(*) > 1
                 ), gone AS (
-                    DELETE FROM places AS p USING repeated AS r
+                    DELETE FROM \(unescaped: table) AS p USING repeated AS r
                     WHERE p.external_id = r.external_id AND p.id <> r.first
                     RETURNING p.id, p.external_id, r.first
                 )
@@ -126,14 +120,6 @@ extension PostgresImportRun {
                             reason: .duplicateID(externalID, first: "\(feed.locationWord) \(firstPosition)"))
                     ))
             }
-        }
-
-        try await execute("SET LOCAL maintenance_work_mem = '512MB'")
-        for index in indexes {
-            try await execute("\(unescaped: index.definition)")
-        }
-        if positions.count > duplicates {
-            try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
         }
         return summary(
             inserted: positions.count - duplicates, updated: 0, unchanged: 0, duplicates: duplicates,

@@ -7,8 +7,9 @@ import PostgresNIO
 /// and counts.
 ///
 /// One transaction per file: a failed import rolls back, and a killed one loses its connection,
-/// which rolls back too. Into an empty `places` the rows go straight in through COPY
-/// (`firstLoad()`). Otherwise they stream through `COPY places_import_stage FROM STDIN` into a
+/// which rolls back too. An empty `places` is loaded into a staging table that takes its place
+/// in one short transaction (`PostgresStagedFirstLoad`), or, for a small file, straight into
+/// `places` with its indexes set aside (`firstLoadInPlace()`). Otherwise they stream through `COPY places_import_stage FROM STDIN` into a
 /// temporary table (dropped at commit or rollback), and a few set-based statements apply them:
 ///
 /// 1. Rows without an id: PostGIS finds every place within 25 m (plus a margin) whose name may be
@@ -30,17 +31,28 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
     let client: PostgresClient
     let logger: Logger
     let events: PostgresEventStore
+    /// Called at each moment of a staged first load with the server processes of its
+    /// connections: tests end the load there as a kill would.
+    package var firstLoadObserver: (@Sendable (FirstLoadMoment, _ backends: [Int32]) async throws -> Void)?
+    /// The least size of a file that a first load stages (`PostgresStagedFirstLoad`).
+    package var stagedFirstLoadMinimumBytes = PostgresStagedFirstLoad.minimumBytes
 
     init(client: PostgresClient, logger: Logger, events: PostgresEventStore) {
         self.client = client
         self.logger = logger
         self.events = events
+        firstLoadObserver = nil
     }
 
     public func importPlaces(from feed: PlaceImportFeed) async throws -> ImportSummary {
         let time = Timestamp.now().milliseconds
         let logger = logger
         do {
+            if (feed.totalBytes ?? .max) >= stagedFirstLoadMinimumBytes,
+                let summary = try await PostgresStagedFirstLoad(sink: self, feed: feed, time: time).runIfEmpty()
+            {
+                return summary
+            }
             return try await events.transaction(logger: logger) { connection in
                 var run = PostgresImportRun(connection: connection, logger: logger, feed: feed, time: time)
                 var summary = try await run.run()
@@ -50,13 +62,7 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
                 if feed.removeMissing {
                     try await Self.removeMissingPlaces(of: feed, into: &summary, on: connection, logger: logger)
                 }
-                if let attribution = feed.attribution {
-                    try await connection.query(
-                        """
-                        INSERT INTO place_source_attributions (source, attribution) VALUES (\(feed.source), \(attribution))
-                        ON CONFLICT (source) DO UPDATE SET attribution = excluded.attribution
-                        """, logger: logger)
-                }
+                try await Self.recordAttribution(of: feed, on: connection, logger: logger)
                 return summary
             }
         } catch {
@@ -70,6 +76,18 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
 }
 
 extension PostgresPlaceImportSink {
+    /// The source's attribution (an OpenStreetMap import's "© OpenStreetMap contributors").
+    static func recordAttribution(of feed: PlaceImportFeed, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        guard let attribution = feed.attribution else { return }
+        try await connection.query(
+            """
+            INSERT INTO place_source_attributions (source, attribution) VALUES (\(feed.source), \(attribution))
+            ON CONFLICT (source) DO UPDATE SET attribution = excluded.attribution
+            """, logger: logger)
+    }
+
     /// `--remove-missing`, as the SQLite engine does it: the source's places whose external id
     /// the file did not hold go, except those with reviews, in the import's transaction; the
     /// clusters' cells are counted again and one `places.removed` event names what went.
@@ -129,20 +147,33 @@ extension PostgresPlaceImportSink {
     static func recordImport(source: String, time: Int64, on connection: PostgresConnection, logger: Logger)
         async throws
     {
+        guard
+            let event = try await importEvent(
+                source: source, time: time, table: "places", on: connection, logger: logger)
+        else { return }
+        try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: connection, logger: logger)
+    }
+
+    /// The import's event, read from `table` (`places`, or a first load's staging table before
+    /// it takes `places`'s name), or nil when the import wrote no place.
+    static func importEvent(
+        source: String, time: Int64, table: String, on connection: PostgresConnection, logger: Logger
+    ) async throws -> DomainEvent? {
         let rows = try await connection.query(
             """
-            SELECT count(*), min(lng), min(lat), max(lng), max(lat) FROM places
+            SELECT count(*), min(lng), min(lat), max(lng), max(lat) FROM \(unescaped: table)
             WHERE source = \(source) AND updated_at = \(time)
             """, logger: logger)
         var box: (count: Int64, west: Double?, south: Double?, east: Double?, north: Double?) = (0, nil, nil, nil, nil)
         for try await row in rows.decode((Int64, Double?, Double?, Double?, Double?).self) { box = row }
         guard box.count > 0, let west = box.west, let south = box.south, let east = box.east, let north = box.north
-        else { return }
+        else { return nil }
         var ids: [Int64]?
         if box.count <= EventDetails.maximumPlaceIDs {
             var found: [Int64] = []
             for try await id in try await connection.query(
-                "SELECT id FROM places WHERE source = \(source) AND updated_at = \(time) ORDER BY id", logger: logger
+                "SELECT id FROM \(unescaped: table) WHERE source = \(source) AND updated_at = \(time) ORDER BY id",
+                logger: logger
             ).decode(Int64.self) {
                 found.append(id)
             }
@@ -162,7 +193,8 @@ extension PostgresPlaceImportSink {
             let finest = Int64(2 * (PlaceCells.keyLevel - PlaceBatchFacts.finestCellLevel))
             let old = moved ? " UNION SELECT cell >> \(shift - finest) FROM places_import_moved" : ""
             let query: PostgresQuery = """
-                SELECT cell >> \(unescaped: String(shift)) FROM places WHERE source = \(source) AND updated_at = \(time)
+                SELECT cell >> \(unescaped: String(shift)) FROM \(unescaped: table)
+                WHERE source = \(source) AND updated_at = \(time)
                 \(unescaped: old) LIMIT \(unescaped: String(EventDetails.maximumCells + 1))
                 """
             cells = []
@@ -171,12 +203,11 @@ extension PostgresPlaceImportSink {
             }
             if cells.count <= EventDetails.maximumCells { break }
         }
-        let event = DomainEvent(
+        return DomainEvent(
             .placesImported, actor: nil, subject: 0,
             details: EventDetails(
                 source: source, count: Int(box.count), bounds: [west, south, east, north], places: ids,
                 cells: cells.sorted(), cellLevel: level))
-        try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: connection, logger: logger)
     }
 }
 
@@ -223,7 +254,7 @@ struct PostgresImportRun {
     mutating func run() async throws -> ImportSummary {
         // Sorts and hashes over a million staged rows stay in memory.
         try await execute("SET LOCAL work_mem = '256MB'")
-        if try await lockForFirstLoad() { return try await firstLoad() }
+        if try await lockForFirstLoad() { return try await firstLoadInPlace() }
         try await execute(
             """
             CREATE TEMPORARY TABLE places_import_stage (
