@@ -97,9 +97,13 @@ final class ScriptedHTTPServer: Sendable {
         channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                // A connection can come before `bind` returns: a client of another test still
+                // retrying a port that was closed (`closedPort()`) and is now this server's.
+                // It is no request of this server's test, and is closed.
+                guard let server = box.withLock({ $0 }) else { return channel.close() }
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                    try channel.pipeline.syncOperations.addHandler(Handler(server: box.withLock { $0! }))
+                    try channel.pipeline.syncOperations.addHandler(Handler(server: server))
                 }
             }
             .bind(host: "127.0.0.1", port: 0).get()
