@@ -1,5 +1,5 @@
 # Sourced by the benchmarks that compare two builds in one run (bench-likes, bench-ceiling,
-# bench-import, bench-nearby), from the repository's root, with the products they run:
+# bench-import, bench-nearby, bench-search, bench-feed, bench-clusters), from the repository's root, with the products they run:
 #   . scripts/bench_builds.sh burgermap [burgermap-bench]
 # Takes /tmp/burgermap-bench.lock (one benchmark at a time, builds included; or runs under a
 # `flock` that holds it), installs what benchmarks need (scripts/setup), and sets:
@@ -60,8 +60,14 @@ trap cleanup EXIT
 # build's is bench-data/nearby-before, built by its own burgermap-bench, and built again when that
 # burgermap-bench changes.
 nearby_data() {  # BUILD
-  if [ "$1" = "$bin/burgermap" ]; then echo bench-data/nearby; return; fi
-  local folder=bench-data/nearby-before stamp
+  build_data "$1" nearby
+}
+
+# The same for any benchmark database folder: bench-data/NAME for this tree's build,
+# bench-data/NAME-before for the other.
+build_data() {  # BUILD NAME
+  if [ "$1" = "$bin/burgermap" ]; then echo "bench-data/$2"; return; fi
+  local folder="bench-data/$2-before" stamp
   stamp="$(sha256sum "$(dirname "$1")/burgermap-bench" | cut -c1-16)"
   if [ "$(cat "$folder/build" 2>/dev/null)" != "$stamp" ]; then
     rm -rf "$folder"
@@ -69,6 +75,24 @@ nearby_data() {  # BUILD
     echo "$stamp" >"$folder/build"
   fi
   echo "$folder"
+}
+
+# An in-process benchmark with each build's burgermap-bench: `burgermap-bench ARGUMENT…
+# --data-dir FOLDER`, FOLDER the build's own (`build_data`, NAME). One build: once. Two (BEFORE=):
+# RUNS times each, alternating, every output headed by its run and build. With --postgres first,
+# each one runs under scripts/postgres (a throw-away cluster of its own).
+bench_each_build() {  # [--postgres] NAME ARGUMENT…
+  local wrap=() name rounds=1 run i
+  if [ "$1" = --postgres ]; then wrap=(scripts/postgres); shift; fi
+  name="$1"
+  shift
+  [ "${#builds[@]}" -gt 1 ] && rounds="$runs"
+  for run in $(seq 1 "$rounds"); do
+    for i in "${!builds[@]}"; do
+      [ "${#builds[@]}" -gt 1 ] && echo "== run $run of $rounds, ${labels[$i]}: ${builds[$i]}"
+      "${wrap[@]}" "$(dirname "${builds[$i]}")/burgermap-bench" "$@" --data-dir "$(build_data "${builds[$i]}" "$name")"
+    done
+  done
 }
 
 # Starts a throw-away PostgreSQL cluster (scripts/postgres --print-url), stopped at exit: sets
