@@ -70,12 +70,17 @@ struct PostgresStagedFirstLoad {
             try? await loader.close()
             return summary
         } catch {
-            // A failed load leaves nothing behind (a killed one's table goes at the next load).
-            // (postgres-nio 1.33 never answers a query sent on a connection the server has closed.)
-            if !loader.isClosed {
-                _ = try? await loader.query("DROP TABLE IF EXISTS \(unescaped: Self.table)", logger: logger)
-            }
+            // Closing the loader ends its transaction and its advisory lock on the server. A
+            // failed load's table is then dropped on a connection of its own, under the lock (a
+            // killed load's goes at the next load). The loader is never sent another statement:
+            // postgres-nio 1.33 never answers one sent just as the server closes the connection.
             try? await loader.close()
+            if let cleaner = try? await connect(id: 9) {
+                _ = try? await cleaner.query(
+                    "SELECT pg_advisory_lock(\(Self.lockKey), hashtext(current_schema()))", logger: logger)
+                _ = try? await cleaner.query("DROP TABLE IF EXISTS \(unescaped: Self.table)", logger: logger)
+                try? await cleaner.close()
+            }
             throw error
         }
     }
@@ -126,7 +131,8 @@ struct PostgresStagedFirstLoad {
         try await run.execute("BEGIN")
         do {
             try await PlacesTableSwap(connection: loader, logger: logger).swap(plan)
-            try await observe(.swapping, backends)
+            // The builders' connections are closed by now: only the loader's is the load's.
+            try await observe(.swapping, [backends[0]])
             if written { try await PostgresPlaceCells(connection: loader, logger: logger).replaceAll(with: cells) }
             if let event {
                 try await PostgresEventStore.record(
@@ -135,7 +141,7 @@ struct PostgresStagedFirstLoad {
             try await PostgresPlaceImportSink.recordAttribution(of: feed, on: loader, logger: logger)
             try await run.execute("COMMIT")
         } catch {
-            if !loader.isClosed { _ = try? await loader.query("ROLLBACK", logger: logger) }
+            // `runIfEmpty` closes the loader, which rolls the transaction back.
             throw error
         }
         sink.events.committed()
@@ -158,6 +164,8 @@ struct PostgresStagedFirstLoad {
                             return state.next
                         }
                         guard let index else { return }
+                        try Task.checkCancellation()
+                        if connection.isClosed { throw PostgresEngineError.server("a first load's connection closed") }
                         // Definitions come from the catalog, never from a client.
                         try await connection.query("\(unescaped: statements[index])", logger: logger)
                         let first = queue.state.withLock { state in
@@ -176,9 +184,13 @@ struct PostgresStagedFirstLoad {
         try await sink.firstLoadObserver?(moment, backends)
     }
 
+    /// The name the load's connections show in `pg_stat_activity`.
+    static let applicationName = "burgermap first load"
+
     private func connect(id: Int) async throws -> PostgresConnection {
-        try await PostgresConnection.connect(
-            configuration: sink.events.connectionConfiguration, id: 1_000 + id, logger: logger)
+        var configuration = sink.events.connectionConfiguration
+        configuration.options.additionalStartupParameters.append(("application_name", Self.applicationName))
+        return try await PostgresConnection.connect(configuration: configuration, id: 1_000 + id, logger: logger)
     }
 
     private func backend(of connection: PostgresConnection) async throws -> Int32 {

@@ -123,7 +123,10 @@ struct PostgresFirstLoadTests {
             }
             guard reached == moment else { return }
             for try await _ in try await client.query(
-                "SELECT pg_terminate_backend(pid, 10000) FROM unnest(\(backends)::INT4[]) AS pid"
+                """
+                SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+                WHERE pid = ANY(\(backends)::INT4[]) AND application_name = \(PostgresStagedFirstLoad.applicationName)
+                """
             ) {}
             // The process is gone at this moment: nothing of the load runs after it.
             throw Killed()
