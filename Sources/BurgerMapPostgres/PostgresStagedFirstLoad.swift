@@ -128,22 +128,17 @@ struct PostgresStagedFirstLoad {
             written
             ? try await PostgresPlaceCells(connection: loader, logger: logger).rows(readingFrom: Self.table) : []
         // The swap runs on the loader, which holds the advisory lock, in a transaction of its own.
+        // On failure `runIfEmpty` closes the loader, which rolls this transaction back.
         try await run.execute("BEGIN")
-        do {
-            try await PlacesTableSwap(connection: loader, logger: logger).swap(plan)
-            // The builders' connections are closed by now: only the loader's is the load's.
-            try await observe(.swapping, [backends[0]])
-            if written { try await PostgresPlaceCells(connection: loader, logger: logger).replaceAll(with: cells) }
-            if let event {
-                try await PostgresEventStore.record(
-                    event, at: Timestamp(milliseconds: time), on: loader, logger: logger)
-            }
-            try await PostgresPlaceImportSink.recordAttribution(of: feed, on: loader, logger: logger)
-            try await run.execute("COMMIT")
-        } catch {
-            // `runIfEmpty` closes the loader, which rolls the transaction back.
-            throw error
+        try await PlacesTableSwap(connection: loader, logger: logger).swap(plan)
+        // The builders' connections are closed by now: only the loader's is the load's.
+        try await observe(.swapping, [backends[0]])
+        if written { try await PostgresPlaceCells(connection: loader, logger: logger).replaceAll(with: cells) }
+        if let event {
+            try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: loader, logger: logger)
         }
+        try await PostgresPlaceImportSink.recordAttribution(of: feed, on: loader, logger: logger)
+        try await run.execute("COMMIT")
         sink.events.committed()
         return summary
     }
