@@ -12,7 +12,9 @@ public struct PostgresModerationStore: ModerationStore {
 
     /// Grants or revokes the moderator role (see `ModerationStore.setModerator`).
     public func setModerator(email: String, granted: Bool, at time: Timestamp) async throws -> ModerationOutcome {
-        try await client.transaction(logger: logger) { connection in
+        // No event, but a ring when it commits (`events.transaction`): the service's memory of
+        // signed-in users reads the role again.
+        try await events.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 """
                 UPDATE users SET is_moderator = \(granted) WHERE email_key = \(AccountRules.key(email)) RETURNING id

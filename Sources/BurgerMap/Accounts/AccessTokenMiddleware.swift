@@ -18,7 +18,8 @@ import Hummingbird
 struct AccessTokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: AccessTokens
-    let accounts: any AccountStore
+    /// The token's user, with its standing.
+    let users: SignedInUsers
     /// The recent writers of read-your-writes routing; `nil` without read replicas.
     var writers: RecentWriters? = nil
 
@@ -33,7 +34,7 @@ struct AccessTokenMiddleware: RouterMiddleware {
         }
         let invalid = Problem(
             .unauthorized, .accessTokenInvalid, headers: [.wwwAuthenticate: "Bearer error=\"invalid_token\""])
-        switch try await TokenIdentity(token, tokens: tokens, accounts: accounts) {
+        switch try await TokenIdentity(token, tokens: tokens, users: users) {
         case .expired:
             throw Problem(
                 .tokenExpired, .accessTokenExpired,
@@ -68,15 +69,15 @@ enum TokenIdentity {
     case expired
     /// Not a token of this service, or its account is gone.
     case invalid
-    /// The account is suspended: its tokens are refused at once (the standing is read with the user).
+    /// The account is suspended: its tokens are refused at once (the standing comes with the user, `SignedInUsers`).
     case suspended
 
-    init(_ token: String, tokens: AccessTokens, accounts: any AccountStore) async throws {
+    init(_ token: String, tokens: AccessTokens, users: SignedInUsers) async throws {
         switch await tokens.verify(token) {
         case .failure(.expired): self = .expired
         case .failure(.invalid): self = .invalid
         case .success(let userID):
-            guard let (user, standing) = try await accounts.authenticatedUser(id: userID) else {
+            guard let (user, standing) = try await users.user(id: userID) else {
                 self = .invalid
                 return
             }

@@ -2,6 +2,7 @@ import BurgerMapCore
 import Crypto
 import Foundation
 import JWTKit
+import Synchronization
 
 /// The claims of an access token: who (`sub`, the user id), when issued (`iat`) and until when
 /// (`exp`). Verification here checks only the signature; `AccessTokens.verify` checks the expiry
@@ -27,6 +28,8 @@ public struct AccessTokens: Sendable {
     private let keys: JWTKeyCollection
     /// How long a new token lives.
     public let lifetime: Duration
+    /// The claims of tokens whose signature was checked already.
+    private let verified = VerifiedTokens()
 
     /// Tokens signed with `key`.
     public init(key: SymmetricKey, lifetime: Duration) async {
@@ -57,13 +60,8 @@ public struct AccessTokens: Sendable {
 
     /// The user id a token was issued for, if it is genuine and still valid.
     func verify(_ token: String, at time: Date = Timestamp.now().date) async -> Result<Int64, AccessTokenFailure> {
-        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
-            let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
-            let userID = Int64(claims.sub.value), userID > 0
-        else {
-            return .failure(.invalid)
-        }
-        return claims.exp.value > time ? .success(userID) : .failure(.expired)
+        guard let claims = await claims(of: token) else { return .failure(.invalid) }
+        return claims.expiresAt > time ? .success(claims.userID) : .failure(.expired)
     }
 
     /// The user a genuine, unexpired token names and when it was issued (read-your-writes
@@ -71,19 +69,58 @@ public struct AccessTokens: Sendable {
     func subjectAndIssue(of token: String, at time: Date = Timestamp.now().date) async
         -> (userID: Int64, issuedAt: Timestamp)?
     {
-        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
-            let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
-            let userID = Int64(claims.sub.value), userID > 0, claims.exp.value > time
-        else { return nil }
-        return (userID, Timestamp(date: claims.iat.value))
+        guard let claims = await claims(of: token), claims.expiresAt > time else { return nil }
+        return (claims.userID, Timestamp(date: claims.issuedAt))
     }
 
     /// When a genuine token expires (a notification stream ends then); `nil` for any other text.
     func expiry(of token: String) async -> Date? {
-        guard token.utf8.count <= 4096, Self.algorithm(of: token) == "HS256",
-            let claims = try? await keys.verify(token, as: AccessTokenClaims.self)
+        await claims(of: token)?.expiresAt
+    }
+
+    /// The claims of a token this service signed, expired or not; `nil` for any other text.
+    private func claims(of token: String) async -> VerifiedTokens.Claims? {
+        guard token.utf8.count <= 4096 else { return nil }
+        if let known = verified.claims(of: token) { return known }
+        guard Self.algorithm(of: token) == "HS256",
+            let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
+            let userID = Int64(claims.sub.value), userID > 0
         else { return nil }
-        return claims.exp.value
+        let checked = VerifiedTokens.Claims(userID: userID, issuedAt: claims.iat.value, expiresAt: claims.exp.value)
+        verified.remember(token, checked)
+        return checked
+    }
+}
+
+/// The claims of the tokens whose signature was checked lately, by their text: a client sends
+/// the same token with every request until it expires, and checking it (the header's JSON, the
+/// HMAC on the key collection's actor, the claims' JSON) cost about as much as a cheap route's
+/// store call. The same bytes always check the same way, so a token found here is genuine; its
+/// expiry is still compared with the time of each request. Tokens that fail are never kept.
+/// At most `capacity` (10,000, about 3 MB), then it starts again from empty.
+final class VerifiedTokens: Sendable {
+    struct Claims: Sendable {
+        var userID: Int64
+        var issuedAt: Date
+        var expiresAt: Date
+    }
+
+    let capacity: Int
+    private let known = Mutex<[String: Claims]>([:])
+
+    init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    func claims(of token: String) -> Claims? {
+        known.withLock { $0[token] }
+    }
+
+    func remember(_ token: String, _ claims: Claims) {
+        known.withLock { known in
+            if known.count >= capacity { known.removeAll(keepingCapacity: true) }
+            known[token] = claims
+        }
     }
 }
 

@@ -6,6 +6,7 @@ import Logging
 struct AuthController {
     let store: any AccountStore
     let accounts: AccountServices
+    let authentication: AccessTokenMiddleware
 
     /// The routes this controller serves.
     var endpoints: RouteCollection<AppRequestContext> {
@@ -13,7 +14,7 @@ struct AuthController {
         routes.post("register", use: register)
         routes.post("login", use: login)
         routes.post("refresh", use: refresh)
-        routes.signedIn(AccessTokenMiddleware(tokens: accounts.accessTokens, accounts: store))
+        routes.signedIn(authentication)
             .post("logout", use: logout)
         return routes
     }

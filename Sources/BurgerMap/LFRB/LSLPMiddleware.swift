@@ -98,7 +98,8 @@ struct LSLPKeyMiddleware: RouterMiddleware {
 struct LSLPTokenMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let tokens: AccessTokens
-    let accounts: any AccountStore
+    /// The token's user, with its standing.
+    let users: SignedInUsers
     /// The recent writers of read-your-writes routing (as `AccessTokenMiddleware`); `nil`
     /// without read replicas.
     var writers: RecentWriters? = nil
@@ -109,7 +110,7 @@ struct LSLPTokenMiddleware: RouterMiddleware {
         guard let token = request.headers[.authorization], !token.isEmpty else {
             return try await next(request, context)
         }
-        switch try await TokenIdentity(token, tokens: tokens, accounts: accounts) {
+        switch try await TokenIdentity(token, tokens: tokens, users: users) {
         case .expired: throw LSLPError(419, .accessTokenExpired)
         case .invalid: throw LSLPError(401, .accessTokenInvalid)
         case .suspended: throw LSLPError(403, .accountSuspended)

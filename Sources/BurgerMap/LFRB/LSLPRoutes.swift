@@ -7,7 +7,8 @@ extension Router where Context == AppRequestContext {
     /// errors with the app's statuses and `{message}` (`LSLPErrorMiddleware`). Photos the app is
     /// given are fetched from the native photo route, which needs no key.
     func addLSLPRoutes(
-        _ settings: LSLPSettings, dependencies: ServiceDependencies, cursors: CursorCodec, writes: WriteLimiter
+        _ settings: LSLPSettings, dependencies: ServiceDependencies, cursors: CursorCodec, writes: WriteLimiter,
+        signedIn: SignedInUsers
     ) {
         let stores = dependencies.stores
         let group = self.group("v1").add(middleware: LSLPErrorMiddleware())
@@ -15,7 +16,7 @@ extension Router where Context == AppRequestContext {
         // Their reads stay on the primary (with read replicas too): the app reads its own posts
         // back at once. Their writes still mark the writer for the native routes' reads.
         let authentication = LSLPTokenMiddleware(
-            tokens: dependencies.accounts.accessTokens, accounts: stores.accounts, writers: dependencies.reads.writers)
+            tokens: dependencies.accounts.accessTokens, users: signedIn, writers: dependencies.reads.writers)
         LSLPAccountsController(
             accounts: stores.accounts, social: stores.social, posts: stores.posts, services: dependencies.accounts,
             writes: writes, blocks: stores.blocks, media: dependencies.media

@@ -106,8 +106,9 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let stores = dependencies.stores
     let cursors = CursorCodec(secret: dependencies.secret)
     let reads = dependencies.reads
+    let signedIn = SignedInUsers(accounts: stores.accounts, writes: stores.events.eventSignal, now: dependencies.clock)
     let authentication = AccessTokenMiddleware(
-        tokens: dependencies.accounts.accessTokens, accounts: stores.accounts, writers: reads.writers)
+        tokens: dependencies.accounts.accessTokens, users: signedIn, writers: reads.writers)
     router.addRoutes(
         ServiceController(
             health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry,
@@ -122,7 +123,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ).endpoints,
         atPath: "/v1/places")
     router.addRoutes(
-        AuthController(store: stores.accounts, accounts: dependencies.accounts).endpoints, atPath: "/v1/auth")
+        AuthController(store: stores.accounts, accounts: dependencies.accounts, authentication: authentication)
+            .endpoints, atPath: "/v1/auth")
     // The objectionable-text filter, one for every route that takes text for others to read.
     let blockedWords = dependencies.accounts.blockedWords
     // Per-user write limits, counted in the database.
@@ -193,7 +195,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         TilesController(store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.trustedProxies)
             .endpoints)
     if let lslp = dependencies.lslp {
-        router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes)
+        router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes, signedIn: signedIn)
     }
     router.answerOtherMethods()
     return router

@@ -64,7 +64,7 @@ public final class EventLog: Sendable {
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: self.pollInterval)
-                    self.store.eventSignal.ring()
+                    self.store.eventSignal.wake()
                 }
             }
             if let pruneInterval = self.pruneInterval {

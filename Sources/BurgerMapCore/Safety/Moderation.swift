@@ -1,5 +1,6 @@
 /// A user's standing: whether they moderate, and whether they are suspended. Read with the user
-/// on every request that carries a token (`AccountStore.authenticatedUser`).
+/// for the requests that carry a token (`AccountStore.authenticatedUser`; the service keeps it
+/// until the next write, at most 2 s).
 public struct AccountStanding: Sendable, Equatable {
     public var isModerator: Bool
     /// When a moderator suspended the account; `nil` when it is not suspended.
@@ -53,7 +54,7 @@ public protocol ModerationStore: Sendable {
     func setModerator(email: String, granted: Bool, at time: Timestamp) async throws -> ModerationOutcome
     /// Suspends (`true`) or reinstates an account, by `moderator`. A suspension also ends every
     /// login of the account (its refresh tokens stop working; its access tokens are refused by
-    /// the standing read with each request) and closes the open reports on the user (`suspended`).
+    /// the standing read with the user, which every write makes the service read again) and closes the open reports on the user (`suspended`).
     func setSuspended(_ userID: Int64, _ suspended: Bool, by moderator: Int64, reason: String?, at time: Timestamp)
         async throws -> ModerationOutcome
     /// A page of the audit log, newest first (ties by id).
