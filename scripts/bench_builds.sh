@@ -1,5 +1,5 @@
 # Sourced by the benchmarks that compare two builds in one run (bench-likes, bench-ceiling,
-# bench-import, bench-nearby, bench-search, bench-feed, bench-clusters), from the repository's root, with the products they run:
+# bench-import, bench-nearby, bench-search, bench-feed, bench-clusters, bench-tiles), from the repository's root, with the products they run:
 #   . scripts/bench_builds.sh burgermap [burgermap-bench]
 # Takes /tmp/burgermap-bench.lock (one benchmark at a time, builds included; or runs under a
 # `flock` that holds it), installs what benchmarks need (scripts/setup), and sets:
