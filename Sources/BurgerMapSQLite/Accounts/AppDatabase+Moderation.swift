@@ -33,8 +33,7 @@ extension AppDatabase: ModerationStore {
             try db.execute(sql: "UPDATE users SET is_moderator = ? WHERE id = ?", arguments: [granted, id])
             try Self.audit(db, moderator: nil, granted ? "grant_moderator" : "revoke_moderator", "user", id, nil, time)
             // No event, but a ring: the service's memory of signed-in users reads the role again.
-            let signal = eventSignal
-            db.afterNextTransaction { _ in signal.ring() }
+            self.ringWhenCommitted(db)
             return .done
         }
     }

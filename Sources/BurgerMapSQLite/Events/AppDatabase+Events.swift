@@ -14,6 +14,12 @@ extension AppDatabase: EventStore {
         ).execute(arguments: [
             time.milliseconds, event.kind.rawValue, event.actor, event.subject, event.details.json,
         ])
+        ringWhenCommitted(db)
+    }
+
+    /// Rings `eventSignal` when the write transaction of `db` commits (nothing rings for a
+    /// rollback): readers of events wake, and the signed-in users the service keeps are read again.
+    func ringWhenCommitted(_ db: Database) {
         let signal = eventSignal
         db.afterNextTransaction { _ in signal.ring() }
     }
