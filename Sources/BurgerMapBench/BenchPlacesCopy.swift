@@ -68,7 +68,8 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
     }
     try await engine.places.rebuildPlaceCells()
     try await engine.client.withConnection { connection in
-        for table in ["places", "place_cells"] {
+        try await PostgresSearchPairs(connection: connection, logger: logger).rebuild()
+        for table in ["places", "place_cells", "place_search_pairs"] {
             try await vacuumUntilAllVisible(table, on: connection, logger: logger)
         }
     }

@@ -6,8 +6,10 @@ import PostgresNIO
 /// break the layout (the field rules keep every other control character out).
 enum CopyText {
     /// A row's leading number and fields (`PostgresPlaceImport.stageColumns`), without the end
-    /// of the line.
-    static func appendRow(_ position: Int, _ draft: PlaceDraft, to buffer: inout ByteBuffer) {
+    /// of the line; with `pairs`, the row's search pairs counted there as the place `position`.
+    static func appendRow(
+        _ position: Int, _ draft: PlaceDraft, countingPairsIn pairs: inout SearchPairCount?, to buffer: inout ByteBuffer
+    ) {
         appendInteger(position, to: &buffer)
         tab(&buffer)
         append(draft.name, to: &buffer)
@@ -36,15 +38,17 @@ enum CopyText {
         tab(&buffer)
         append(draft.externalId, to: &buffer)
         // Place search's folded columns (`SearchText.fold`), computed here as on every other path.
+        let (searchName, searchAddress, searchNames) = (draft.searchName, draft.searchAddress, draft.searchNames)
+        pairs?.add(place: Int64(position), name: searchName, names: searchNames, address: searchAddress)
         tab(&buffer)
-        append(draft.searchName, to: &buffer)
+        append(searchName, to: &buffer)
         tab(&buffer)
-        append(draft.searchAddress, to: &buffer)
+        append(searchAddress, to: &buffer)
         // The map cell of clusters (`PlaceCells`).
         tab(&buffer)
         buffer.writeString(String(PlaceCells.key(lat: draft.lat, lng: draft.lng)))
         // Names in other languages, hours, zone and facts (`PlaceDetails`), and the folded names.
-        for text in [draft.storedNames, draft.openingHours, draft.timeZone, draft.attributes, draft.searchNames] {
+        for text in [draft.storedNames, draft.openingHours, draft.timeZone, draft.attributes, searchNames] {
             tab(&buffer)
             append(text, to: &buffer)
         }

@@ -204,6 +204,12 @@ enum PostgresMigrations {
             ]),
         // SQLite's v18-place-details.
         Migration(name: "v16-place-details", statements: placeDetails),
+        // The pairs of 2-code-point searches (`PostgresSearchPairs`), counted for the places there are.
+        Migration(
+            name: "v17-search-pairs", statements: PostgresSearchPairs.migration,
+            then: { connection, logger in
+                try await PostgresSearchPairs(connection: connection, logger: logger).rebuild()
+            }),
     ]
 
     /// SQLite's v13-reports: hidden reviews and comments, and reports. Each report names exactly

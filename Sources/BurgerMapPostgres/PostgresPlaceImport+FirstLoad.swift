@@ -34,6 +34,7 @@ extension PostgresImportRun {
             indexes.append(definition)
         }
         let summary = try await copyFirstLoad(into: "places")
+        try await listSearchPairs()
         try await execute("SET LOCAL maintenance_work_mem = '512MB'")
         for definition in indexes {
             try await execute("\(unescaped: definition)")
@@ -42,6 +43,16 @@ extension PostgresImportRun {
             try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
         }
         return summary
+    }
+
+    /// Lists the search pairs that `copyFirstLoad` counted and names their common ones (in
+    /// the transaction that makes the loaded places the only ones, or before it: the rows name
+    /// only loaded places).
+    func listSearchPairs(namingCommon: Bool = true) async throws {
+        guard let searchPairs else { return }
+        let pairs = PostgresSearchPairs(connection: connection, logger: logger)
+        try await pairs.copyListed(searchPairs)
+        if namingCommon { try await pairs.replaceCommon(with: searchPairs) }
     }
 
     func isEmpty() async throws -> Bool {
@@ -79,6 +90,7 @@ extension PostgresImportRun {
         trailer.writeInteger(UInt8(ascii: "\t"))
         CopyText.append(feed.source, to: &trailer)
         trailer.writeString("\t\(time)\t\(time)")
+        searchPairs = SearchPairCount()
         try await copyRows(
             into: table, columns: ["id"] + Self.stageColumns.dropFirst() + ["source", "created_at", "updated_at"],
             trailer: trailer
@@ -159,7 +171,8 @@ extension PostgresImportRun {
                         } else {
                             state.rowsWithoutID += 1
                         }
-                        CopyText.appendRow(key(position, draft), draft, to: &buffer)
+                        CopyText.appendRow(
+                            key(position, draft), draft, countingPairsIn: &state.searchPairs, to: &buffer)
                         buffer.writeImmutableBuffer(trailer)
                         buffer.writeInteger(UInt8(ascii: "\n"))
                     }

@@ -197,7 +197,8 @@ extension PostgresImportRun {
     /// evaluated only for the rare fields whose bytes differ). A place matched by name keeps its
     /// source and id; one matched by id has them already.
     ///
-    /// A moved place's old cell (of the finest tile zoom) goes to `places_import_moved`: its old
+    /// Each updated place's id goes to `places_import_written` (its search pairs are listed
+    /// after), and a moved place's old cell (of the finest tile zoom) to `places_import_moved`: its old
     /// map tiles changed too, and the import's event names them. `before` is the same table in
     /// the statement's snapshot, the one way an UPDATE sees the values it replaces.
     func updateMatches(named: Int, duplicates: Int) async throws -> Int {
@@ -222,9 +223,11 @@ extension PostgresImportRun {
                     FROM places_import_stage AS s, places AS before
                     WHERE p.source = $1 AND p.external_id = s.external_id \(notDuplicate) AND (\(differs))
                         AND before.id = p.id
-                    RETURNING CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
+                    RETURNING p.id, CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
                 ), m AS (
                     \(Self.keepMoved)
+                ), w AS (
+                    INSERT INTO places_import_written SELECT id FROM u
                 )
                 SELECT count(*) FROM u
                 """)
@@ -236,9 +239,11 @@ extension PostgresImportRun {
                     UPDATE places AS p SET \(assignments), updated_at = $2
                     FROM places_import_named AS n JOIN places_import_stage AS s ON s.pos = n.pos, places AS before
                     WHERE p.id = n.place_id AND (\(differs)) AND before.id = p.id
-                    RETURNING CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
+                    RETURNING p.id, CASE WHEN before.cell <> p.cell THEN before.cell END AS moved
                 ), m AS (
                     \(Self.keepMoved)
+                ), w AS (
+                    INSERT INTO places_import_written SELECT id FROM u
                 )
                 SELECT count(*) FROM u
                 """)
@@ -283,7 +288,9 @@ extension PostgresImportRun {
                     FROM places_import_stage AS s
                     WHERE \(conditions.isEmpty ? "true" : conditions.joined(separator: " AND "))
                     ORDER BY s.pos
-                    RETURNING external_id
+                    RETURNING id, external_id
+                ), w AS (
+                    INSERT INTO places_import_written SELECT id FROM i
                 )
                 SELECT count(*), count(external_id) FROM i
                 """)

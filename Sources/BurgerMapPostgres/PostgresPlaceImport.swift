@@ -230,6 +230,8 @@ struct PostgresImportRun {
     /// Skips the readers reported: how many, and the first `keptSkips` with their positions.
     var readerSkipped = 0
     var readerSkips: [(position: Int, skip: ImportSkip)] = []
+    /// A first load's search pairs, counted as its rows are copied (`copyFirstLoad`).
+    var searchPairs: SearchPairCount?
 
     init(connection: PostgresConnection, logger: Logger, feed: PlaceImportFeed, time: Int64) {
         self.connection = connection
@@ -267,6 +269,7 @@ struct PostgresImportRun {
         try await copyRows(into: "places_import_stage", columns: Self.stageColumns) { position, _ in position }
         try await execute("CREATE TEMPORARY TABLE places_import_named (pos BIGINT, place_id BIGINT) ON COMMIT DROP")
         try await execute("CREATE TEMPORARY TABLE places_import_moved (cell BIGINT) ON COMMIT DROP")
+        try await execute("CREATE TEMPORARY TABLE places_import_written (id BIGINT) ON COMMIT DROP")
         let named = rowsWithoutID > 0 ? try await settleNameMatches() : 0
         if named > 0 { try await execute("ANALYZE places_import_named") }
         let (duplicates, duplicateSkips) =
@@ -274,6 +277,8 @@ struct PostgresImportRun {
         let updated = rowsWithID > 0 || named > 0 ? try await updateMatches(named: named, duplicates: duplicates) : 0
         let inserted = try await insertNew(named: named, duplicates: duplicates)
         if inserted.all > 0 || updated > 0 {
+            try await PostgresSearchPairs(connection: connection, logger: logger).list(
+                placesIn: "places_import_written")
             try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
         }
         // Every row with an id that repeats none matched a place or was inserted; so did every

@@ -23,33 +23,38 @@ extension PostgresPlaceStore {
 /// The PostgreSQL engine's side of `TieredSearch`, the SQLite engine's `SearchTiers` in
 /// PostgreSQL's words: `strpos` for `instr`, the B-tree `places_by_search_name` in code-point
 /// order (`COLLATE "C"`) for exact names and prefixes, `pg_trgm`'s GIN indexes with
-/// `LIKE '%…%'` (`\`, `%` and `_` escaped) for substrings of 3 or more code points. Every
-/// value travels as a bound parameter.
+/// `LIKE '%…%'` (`\`, `%` and `_` escaped) for substrings of 3 or more code points, and
+/// `place_search_pairs` for those of 2 (`PostgresSearchPairs`). Every value travels as a bound
+/// parameter.
 struct PostgresSearchTiers: SearchTierSource {
     let client: PostgresClient
     let logger: Logger
 
-    /// Whether the row is of `tier` for the folded query bound as `parameter`.
+    /// 2-code-point queries go through `PostgresSearchPairs`.
+    var indexesPairs: Bool { true }
+
+    /// Whether the row is of `tier` for the folded query bound as `parameter`: its rank, one
+    /// expression, compared with the tier's. As three `strpos` tests joined by AND, the planner
+    /// took the address rank of `t,` for 6 places in 1,000,000 and sorted a parallel scan of
+    /// the table (540 ms, 1.7 s nearest-first from a point) where every place is of it; one
+    /// expression gets the default share of an equality (0.5%), and the walks go down the
+    /// review-count and point indexes (0.1 and 0.7 ms).
     static func test(_ tier: SearchTier, _ parameter: String) -> String {
-        switch tier {
-        case .exactName: "search_name = \(parameter)"
-        case .namePrefix: "strpos(search_name, \(parameter)) = 1 AND search_name <> \(parameter)"
-        // A name in another language ranks with the substrings (`search_names`), whatever its place.
-        case .nameSubstring:
-            "(strpos(search_name, \(parameter)) > 1 OR (strpos(search_name, \(parameter)) = 0 "
-                + "AND coalesce(strpos(search_names, \(parameter)), 0) > 0))"
-        case .addressOnly:
-            "strpos(search_name, \(parameter)) = 0 AND coalesce(strpos(search_names, \(parameter)), 0) = 0 "
-                + "AND strpos(search_address, \(parameter)) > 0"
-        }
+        "(\(rank(parameter))) = \(tier.rawValue)"
     }
 
-    /// The rank of the row for the folded query $1 (-1: none).
-    static let rankSQL = """
-        CASE WHEN search_name = $1 THEN 0 WHEN strpos(search_name, $1) = 1 THEN 1
-            WHEN strpos(search_name, $1) > 1 OR strpos(search_names, $1) > 0 THEN 2
-            WHEN strpos(search_address, $1) > 0 THEN 3 ELSE -1 END
+    /// The rank of the row for the folded query bound as `parameter` (-1: none). A name in
+    /// another language ranks with the substrings (`search_names`), whatever its place.
+    static func rank(_ parameter: String) -> String {
         """
+        CASE WHEN search_name = \(parameter) THEN 0 WHEN strpos(search_name, \(parameter)) = 1 THEN 1
+            WHEN strpos(search_name, \(parameter)) > 1 OR strpos(search_names, \(parameter)) > 0 THEN 2
+            WHEN strpos(search_address, \(parameter)) > 0 THEN 3 ELSE -1 END
+        """
+    }
+
+    /// The rank of the row for the folded query $1.
+    static let rankSQL = rank("$1")
 
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
         var bindings = PostgresBindings(capacity: 3)
@@ -81,13 +86,15 @@ struct PostgresSearchTiers: SearchTierSource {
                 case [.addressOnly]: found = "search_address LIKE $3"
                 default: found = "search_name LIKE $3 OR search_names LIKE $3 OR search_address LIKE $3"
                 }
+            } else if let pair = SearchPairs.keys(ofQuery: text) {
+                // No trigram of its own: the places its pair is listed for (`PostgresSearchPairs`),
+                // unless the pair is common on a side asked for (the rank is then walked).
+                let keys = tiers.map { $0 == .addressOnly ? pair.address : pair.name }
+                if try await PostgresSearchPairs.isCommon(keys, client: client, logger: logger) { return nil }
+                bindings.append(keys)
+                found = "id IN (SELECT place_id FROM place_search_pairs WHERE pair = ANY($3::BIGINT[]))"
             } else {
-                // No trigram of its own: a scan, which stops at the cap. A GIN index of every pair
-                // of adjacent code points (an IMMUTABLE SQL function of `regexp_replace` and
-                // `string_to_array` over the three folded columns) found `zz` in 0.1 ms, but took
-                // 80.8 s to build for 1,000,000 places, against 9.1 s and 14.0 s for the trigram
-                // indexes over names and address lines in the same minutes: too much for a first
-                // load.
+                // Never reached: a query holds at least two code points.
                 found = tiers.map { "(\(Self.test($0, "$1")))" }.joined(separator: " OR ")
             }
         }

@@ -93,6 +93,7 @@ public struct PostgresPlaceStore: PlaceStore {
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
             if let place = inserted.first {
+                try await PostgresSearchPairs(connection: connection, logger: logger).list(placeIDs: [place.id])
                 try await PostgresPlaceCells(connection: connection, logger: logger).maintain(
                     from: nil, to: CellMember(place))
                 try await PostgresEventStore.record(
@@ -157,6 +158,7 @@ public struct PostgresPlaceStore: PlaceStore {
                     RETURNING \(unescaped: Self.columns)
                     """, logger: logger))
             guard let place = updated.first else { return .notFound }
+            try await PostgresSearchPairs(connection: connection, logger: logger).list(placeIDs: [id])
             try await cells.maintain(from: before, to: CellMember(place))
             try await PostgresEventStore.record(
                 .place(

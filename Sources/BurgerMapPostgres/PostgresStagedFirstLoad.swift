@@ -100,6 +100,9 @@ struct PostgresStagedFirstLoad {
         try await observe(.staged, backends)
         try await run.execute("SET work_mem = '256MB'")
         let summary = try await run.copyFirstLoad(into: Self.table)
+        // The pairs' rows name places that only the swap brings; their common pairs are named
+        // in the swap's transaction.
+        try await run.listSearchPairs(namingCommon: false)
         try await observe(.copied, backends)
 
         let plan = try await PlacesTableSwap.Plan.read(on: loader, staging: Self.table, logger: logger)
@@ -134,6 +137,9 @@ struct PostgresStagedFirstLoad {
         // The builders' connections are closed by now: only the loader's is the load's.
         try await observe(.swapping, [backends[0]])
         if written { try await PostgresPlaceCells(connection: loader, logger: logger).replaceAll(with: cells) }
+        if let pairs = run.searchPairs {
+            try await PostgresSearchPairs(connection: loader, logger: logger).replaceCommon(with: pairs)
+        }
         if let event {
             try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: loader, logger: logger)
         }

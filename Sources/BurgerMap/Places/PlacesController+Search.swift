@@ -18,9 +18,10 @@ extension PlacesController {
     /// `"`, `*` and `\` included) matches only itself.
     ///
     /// A query of two code points (once folded) has no trigram of its own: SQLite finds it
-    /// through the trigrams that start with it (`v19-search-pairs`, milliseconds), PostgreSQL by
-    /// scanning the folded names, which takes about 0.4 s over 1,000,000 places when few hold
-    /// the pair (`scripts/bench-search --engines`). Such searches take one of `searchScans`' cores
+    /// through the trigrams that start with it (`v19-search-pairs`), PostgreSQL through
+    /// `place_search_pairs` (`v17-search-pairs`), both in milliseconds; before them, a scan of
+    /// the folded names took about 0.4 s over 1,000,000 places when few held the pair. As a
+    /// safety net kept from then, such searches take one of `searchScans`' cores
     /// while they run (half the machine's), and one that finds none idle is answered
     /// `503 service_unavailable` with `Retry-After: 1` at once: waiting in a queue would hold
     /// connections for whoever sends them fastest. With eight connections sending `q=zz` to a

@@ -51,6 +51,20 @@ struct PostgresFirstLoadTests {
         return lines
     }
 
+    /// Searches of two code points (through the load's `place_search_pairs`) find what a
+    /// brute-force scan of the loaded places finds: digits that a few names hold, letters of the
+    /// address lines, none.
+    static func expectPairSearchesEqualBruteForce(_ environment: TestEnvironment) async throws {
+        let places = try await environment.allPlaces().map { (place: $0, reviews: 0) }
+        let source = PlaceSearchWalkTests.tiers(environment)
+        for q in ["19", "ma", "st", "99", "zz"] {
+            let hits = try await PlaceSearchWalkTests.allPages(
+                SearchQuery(text: q, limit: 50), cap: TieredSearch.matchCap, source)
+            #expect(hits == bruteForceSearch(places, q: q), "q=\(q)")
+            #expect(q == "zz" || !hits.isEmpty)
+        }
+    }
+
     /// The engine's import, staging every first load (the tests' files are small).
     static func staging(_ postgres: PostgresEngine) -> PostgresPlaceImportSink {
         var sink = postgres.placeImport
@@ -91,6 +105,7 @@ struct PostgresFirstLoadTests {
             postgres.client,
             "SELECT count(*) FROM events WHERE kind = 'places.imported' AND payload LIKE '%\"count\":2000%'")
         #expect(imported == 1)
+        try await Self.expectPairSearchesEqualBruteForce(environment)
 
         // The identity goes on after the loaded ids; the next import matches by id.
         let user = try await environment.makeUser("mapper")
@@ -143,6 +158,7 @@ struct PostgresFirstLoadTests {
         #expect(summary.inserted == 2_000)
         #expect(try await Self.catalog(client) == before)
         #expect(try await Self.count(client, "SELECT count(*) FROM places") == 2_000)
+        try await Self.expectPairSearchesEqualBruteForce(environment)
         #expect(
             try await Self.count(
                 client,

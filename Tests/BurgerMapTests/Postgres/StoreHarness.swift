@@ -73,6 +73,8 @@ struct PostgresHarness: StoreHarness {
                 """)
             let inserted = try await PostgresPlaceStore.places(rows)
             try await engine.client.withConnection { connection in
+                try await PostgresSearchPairs(connection: connection, logger: engine.logger).list(
+                    placeIDs: inserted.map(\.id))
                 for place in inserted {
                     try await PostgresPlaceCells(connection: connection, logger: engine.logger).maintain(
                         placeID: place.id, before: nil)
