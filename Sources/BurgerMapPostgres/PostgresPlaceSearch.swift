@@ -94,7 +94,7 @@ struct PostgresSearchTiers: SearchTierSource {
                 bindings.append(keys)
                 found = "id IN (SELECT place_id FROM place_search_pairs WHERE pair = ANY($3::BIGINT[]))"
             } else {
-                // Never reached: a query holds at least two code points.
+                // One code point (the route asks for two): a scan, which stops at the cap.
                 found = tiers.map { "(\(Self.test($0, "$1")))" }.joined(separator: " OR ")
             }
         }

@@ -93,6 +93,13 @@ struct SearchTiers: SearchTierSource {
         return tokens.joined(separator: " AND ")
     }
 
+    /// The FTS5 query `query` for `tiers`: the name rank alone looks at the names' columns only
+    /// (`detail = column`, since `v20-search-columns`), so that a query that every address line
+    /// holds and few names (`t,`) finds those names rather than walking every place.
+    static func textQuery(_ query: String, _ tiers: [SearchTier]) -> String {
+        tiers == [.nameSubstring] ? "{search_name search_names} : (\(query))" : query
+    }
+
     /// The terms of `places_search` that start with the 2 code points ?1 (up to ?2, their
     /// successor), one seek each down `places_search_terms`: the terms are trigrams, so the
     /// least term after `t` is at or after `t || char(1)`. (The vocabulary table's `row` form
@@ -108,13 +115,16 @@ struct SearchTiers: SearchTierSource {
         """
 
     /// How a 2-code-point query is found common before its trigrams are listed: more than
-    /// `matches` places of the ranks among the first `rows` places (4% of them) and the ranks
+    /// `matches` places of the ranks among the first `rows` places (0.5% of them) and the ranks
     /// are walked, as the scan before the index did. Listing a trigram costs about its places
     /// (`places_search_terms` lands on it): 16.5 ms for `bur`, held by every place of the
-    /// benchmark, against 1.2 ms for `r b` (66,761 places) and 0.1–0.5 ms for the rest; the
-    /// trigrams of a pair that 4% of the places hold or fewer are no larger, and 5,000 rows
-    /// scanned cost about 1.6 ms (0.32 µs each).
-    static let pairProbe = (rows: 5_000, matches: 200)
+    /// benchmark, against 1.2 ms for `r b` (66,761 places) and 0.1–0.5 ms for the rest, and 5,000
+    /// rows scanned cost about 1.6 ms (0.32 µs each). The index hands out at most
+    /// `TieredSearch.matchCap` places (0.2% of a million) before the rank is walked anyway, so a
+    /// pair that more places hold is walked at once: with 4% (200), `99` (about 4% of the
+    /// benchmark's names) listed its trigrams and read 2,001 places of them before its walk,
+    /// 22.9 ms since `v20-search-columns`.
+    static let pairProbe = (rows: 5_000, matches: 25)
 
     /// How many of the first ?2 places are of `tiers` for the folded query ?1, up to ?3.
     static func pairProbeSQL(_ tiers: [SearchTier]) -> String {
@@ -137,16 +147,13 @@ struct SearchTiers: SearchTierSource {
     }
 
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
-        // The index keeps no columns (`detail = none`, which column filters need): the name rank
-        // alone is walked.
-        if tiers == [.nameSubstring] { return nil }
         let trigrams = SearchText.hasTrigrams(text)
         var second: String?
         switch tiers.first! {
         case .exactName: break
         case .namePrefix: second = SearchTier.successor(of: text)
         case .nameSubstring, .addressOnly:
-            if trigrams { second = Self.trigramQuery(text) }
+            if trigrams { second = Self.textQuery(Self.trigramQuery(text), tiers) }
         }
         let byPairs = tiers.first!.rawValue >= SearchTier.nameSubstring.rawValue && !trigrams
         let bounded = second != nil || byPairs
@@ -159,7 +166,7 @@ struct SearchTiers: SearchTierSource {
                     db, sql: Self.pairProbeSQL(tiers), arguments: [text, probe.rows, probe.matches + 1])
                 if let common, common > probe.matches { return nil }
                 guard let query = try Self.pairQuery(db, text) else { return [] }
-                arguments = [text, query, cap + 1]
+                arguments = [text, Self.textQuery(query, tiers), cap + 1]
             }
             if tiers == [.namePrefix] {
                 let count = try Int.fetchOne(db, sql: Self.prefixCountSQL(bounded: bounded), arguments: arguments)
