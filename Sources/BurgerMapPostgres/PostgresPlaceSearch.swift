@@ -30,9 +30,6 @@ struct PostgresSearchTiers: SearchTierSource {
     let client: PostgresClient
     let logger: Logger
 
-    /// 2-code-point queries go through `PostgresSearchPairs`.
-    var indexesPairs: Bool { true }
-
     /// Whether the row is of `tier` for the folded query bound as `parameter`: its rank, one
     /// expression, compared with the tier's. As three `strpos` tests joined by AND, the planner
     /// took the address rank of `t,` for 6 places in 1,000,000 and sorted a parallel scan of

@@ -42,12 +42,17 @@ public enum SearchPairs {
         return keys.sorted()
     }
 
+    /// Whether the code point `value` is in no pair: a control character (the line breaks
+    /// between `search_names`), which no query holds.
+    @inline(__always)
+    static func breaksPairs(_ value: UInt32) -> Bool { value < 0x20 || value == 0x7F }
+
     /// Calls `body` with the key of each pair of `text` (repeats included), in order.
     @inline(__always)
     static func forEachKey(of text: String, inAddress: Bool, _ body: (Int64) -> Void) {
         var previous: Unicode.Scalar?
         for scalar in text.unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
+            if breaksPairs(scalar.value) {
                 previous = nil
                 continue
             }
@@ -100,7 +105,7 @@ public struct SearchPairCount: Sendable {
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
             var previous = -1
             for byte in bytes {
-                if byte < 0x20 || byte == 0x7F {
+                if SearchPairs.breaksPairs(UInt32(byte)) {
                     previous = -1
                     continue
                 }

@@ -52,13 +52,6 @@ public protocol SearchTierSource: Sendable {
         -> [SearchResult]
     /// Places by id (a place deleted in between is left out).
     func searchedPlaces(ids: [Int64]) async throws -> [Int64: Place]
-    /// Whether `searchMatches` finds the substrings of 2 code points through an index, as
-    /// those of 3 or more, rather than by a scan of the places that stops at its cap.
-    var indexesPairs: Bool { get }
-}
-
-extension SearchTierSource {
-    public var indexesPairs: Bool { false }
 }
 
 /// A search page, rank by rank, at a cost bounded by the page rather than by how many places
@@ -86,15 +79,9 @@ public enum TieredSearch {
             let tiers = group.filter { $0.rawValue >= first }
             guard !tiers.isEmpty else { continue }
             guard found.count < wanted else { break }
-            // The substring ranks, which a text index finds (or, for 2 code points without
-            // `indexesPairs`, a scan).
+            // The substring ranks, which a text index finds (those of 2 code points too: SQLite
+            // through the trigrams that start with them, PostgreSQL through its listed pairs).
             let bySubstring = tiers[0].rawValue >= SearchTier.nameSubstring.rawValue
-            // A scan of the table for the substrings of a 2-code-point query costs the cap over
-            // the share of places that match until the cap: a tenth of the cap keeps a common one
-            // cheap ("#1", 11% of the benchmark's places: 10.2 ms with 2,000, measured below with
-            // 200).
-            let scans = bySubstring && !SearchText.hasTrigrams(query.text) && !source.indexesPairs
-            let cap = scans ? matchCap / 10 : matchCap
             if bySubstring {
                 let need = wanted - found.count
                 if let walked = try await source.searchShortWalk(
@@ -105,7 +92,7 @@ public enum TieredSearch {
                     break
                 }
             }
-            if let matches = try await source.searchMatches(tiers, text: query.text, cap: cap) {
+            if let matches = try await source.searchMatches(tiers, text: query.text, cap: matchCap) {
                 let ranked = SearchRanking.ranked(matches, query)
                 found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }
                 continue
@@ -117,7 +104,7 @@ public enum TieredSearch {
             // index kept columns in `v20-search-columns`: 470 ms, 2.9 s). The engine's index finds
             // the names alone here.
             if tiers == [.nameSubstring, .addressOnly],
-                let names = try await source.searchMatches([.nameSubstring], text: query.text, cap: cap)
+                let names = try await source.searchMatches([.nameSubstring], text: query.text, cap: matchCap)
             {
                 let ranked = SearchRanking.ranked(names, query)
                 found += ranked.prefix(wanted - found.count).map { ($0.key, $0.distanceM, nil) }

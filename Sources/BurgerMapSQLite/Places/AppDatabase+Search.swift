@@ -196,9 +196,6 @@ struct SearchTiers: SearchTierSource {
         }
     }
 
-    /// Pairs go through the trigrams that start with them (`pairQuery`).
-    var indexesPairs: Bool { true }
-
     /// None: the FTS5 index hands out matches one at a time, so finding that a substring is
     /// common costs the cap's rows, not every match.
     func searchShortWalk(_ tier: SearchTier, _ query: SearchQuery, after: SearchKey?, count: Int) async throws
