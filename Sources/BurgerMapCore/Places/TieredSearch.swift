@@ -100,9 +100,9 @@ public enum TieredSearch {
             var walked = tiers
             // Too many substrings, but perhaps because of the address lines: a query that every
             // address holds and no name ("t,", "ci" on the benchmark's places) walked the name
-            // rank through every place (PostgreSQL: 765 ms, 12.3 s with a point; SQLite, before its
-            // index kept columns in `v20-search-columns`: 470 ms, 2.9 s). The engine's index finds
-            // the names alone here.
+            // rank through every place (PostgreSQL: 765 ms, 12.3 s with a point; SQLite, before
+            // its names had a trigram index apart from the address lines': 470 ms, 2.9 s). The
+            // engine's index finds the names alone here.
             if tiers == [.nameSubstring, .addressOnly],
                 let names = try await source.searchMatches([.nameSubstring], text: query.text, cap: matchCap)
             {

@@ -10,7 +10,7 @@ import GRDBSQLite
 /// row (tens of microseconds each). For the length of the import those triggers are set aside;
 /// the new entries are then added in Hilbert-curve order, which keeps each insert in the same few
 /// tree nodes, and the triggers are put back unchanged before the transaction commits. Place
-/// search's index (`places_search`) stays in step through its triggers, except in a first load,
+/// search's indexes (`SearchSide`) stay in step through its triggers, except in a first load,
 /// where it is built once from the table at the end.
 struct PlaceImportSession {
     private let db: Database
@@ -212,12 +212,14 @@ struct PlaceImportSession {
             // FTS5 merges its segments as it writes them unless told not to: for 1,000,000
             // places the rebuild took 13.6 s merging and 6.3 s without (the sqlite3 shell), and
             // searches on the unmerged index measured the same. Later writes merge again.
-            try db.execute(
-                sql: """
-                    INSERT INTO places_search (places_search, rank) VALUES ('automerge', 0);
-                    INSERT INTO places_search (places_search) VALUES ('rebuild');
-                    INSERT INTO places_search (places_search, rank) VALUES ('automerge', 4);
-                    """)
+            for table in SearchSide.allCases.map(\.table) {
+                try db.execute(
+                    sql: """
+                        INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 0);
+                        INSERT INTO \(table) (\(table)) VALUES ('rebuild');
+                        INSERT INTO \(table) (\(table), rank) VALUES ('automerge', 4);
+                        """)
+            }
         }
         for sql in deferredIndexes + savedTriggers {
             try db.execute(sql: sql)

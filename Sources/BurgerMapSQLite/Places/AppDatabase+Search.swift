@@ -39,18 +39,19 @@ struct SearchTiers: SearchTierSource {
         """
 
     /// The statement that finds the places of `tiers` (?1 the folded query, ?2 an upper bound
-    /// or an FTS5 query, ?3 the most rows to read), selecting id, rank, lat, lng and review
-    /// count.
+    /// or the names' FTS5 query, ?3 the most rows to read from each index, ?4 the address
+    /// lines' FTS5 query), selecting id, rank, lat, lng and review count.
     ///
     /// - Exact name and prefix: `places_by_search_name`, an ordinary index of the folded
     ///   names (`text < name < successor(text)` for a prefix: every such name, none other).
-    /// - Substrings of 3 or more code points: `places_search`, the FTS5 trigram index, finds
-    ///   the rows that hold every trigram of the query (`trigramQuery`) in either column; the
-    ///   rank, worked out from the row, drops those that hold them apart (rank -1).
-    /// - Substrings of 2 code points: the same index, through the trigrams that start with
+    /// - Substrings of 3 or more code points: the FTS5 trigram index of each of `sides` (the
+    ///   names for the name rank, the address lines for the address rank) finds the rows that
+    ///   hold every trigram of the query (`trigramQuery`); the rank, worked out from the row,
+    ///   drops those that hold them apart (rank -1). A place both indexes find comes twice.
+    /// - Substrings of 2 code points: the same indexes, through the trigrams that start with
     ///   them (`pairQuery`; every text ends in `searchTerminal`, so every occurrence starts one)
     ///   joined by `OR`; none such, no place holds them.
-    static func matchesSQL(_ tiers: [SearchTier], bounded: Bool) -> String {
+    static func matchesSQL(_ tiers: [SearchTier], bounded: Bool, sides: [SearchSide]) -> String {
         let columns = "p.id, \(rankSQL), p.lat, p.lng, p.review_count"
         switch tiers.first! {
         case .exactName:
@@ -58,12 +59,21 @@ struct SearchTiers: SearchTierSource {
         case .namePrefix:
             return "SELECT \(columns) FROM places AS p WHERE \(prefixRange(bounded: bounded)) LIMIT ?3"
         case .nameSubstring, .addressOnly:
-            return """
+            return sides.map { side in
+                """
                 SELECT \(columns)
-                FROM (SELECT rowid FROM places_search WHERE places_search MATCH ?2 LIMIT ?3) AS m
+                FROM (SELECT rowid FROM \(side.table) WHERE \(side.table) MATCH \(side == .names ? "?2" : "?4") LIMIT ?3) AS m
                 JOIN places AS p ON p.id = m.rowid
                 """
+            }.joined(separator: "\nUNION ALL\n")
         }
+    }
+
+    /// The trigram indexes that find the places of `tiers`, substring ranks: the names' for
+    /// the name rank, the address lines' for the address rank, so that a query every address
+    /// line holds and few names (`t,`) finds those names from the names' index alone.
+    static func sides(_ tiers: [SearchTier]) -> [SearchSide] {
+        (tiers.contains(.nameSubstring) ? [.names] : []) + (tiers.contains(.addressOnly) ? [.address] : [])
     }
 
     /// The names that start with ?1 and are longer, on `places_by_search_name`.
@@ -93,37 +103,32 @@ struct SearchTiers: SearchTierSource {
         return tokens.joined(separator: " AND ")
     }
 
-    /// The FTS5 query `query` for `tiers`: the name rank alone looks at the names' columns only
-    /// (`detail = column`, since `v20-search-columns`), so that a query that every address line
-    /// holds and few names (`t,`) finds those names rather than walking every place.
-    static func textQuery(_ query: String, _ tiers: [SearchTier]) -> String {
-        tiers == [.nameSubstring] ? "{search_name search_names} : (\(query))" : query
-    }
-
-    /// The terms of `places_search` that start with the 2 code points ?1 (up to ?2, their
-    /// successor), one seek each down `places_search_terms`: the terms are trigrams, so the
-    /// least term after `t` is at or after `t || char(1)`. (The vocabulary table's `row` form
-    /// would count the places of every term: 24.5 ms for the five after `"r "`, 1,666,691 rows.)
-    static let pairTermsSQL = """
+    /// The terms of `side`'s index that start with the 2 code points ?1 (up to ?2, their
+    /// successor), one seek each down its vocabulary: the terms are trigrams, so the least term
+    /// after `t` is at or after `t || char(1)`. (The vocabulary table's `row` form would count
+    /// the places of every term: 24.5 ms for the five after `"r "`, 1,666,691 rows.)
+    static func pairTermsSQL(_ side: SearchSide) -> String {
+        """
         WITH RECURSIVE t(term) AS (
-            SELECT (SELECT term FROM places_search_terms WHERE term >= ?1 AND term < ?2 LIMIT 1)
+            SELECT (SELECT term FROM \(side.terms) WHERE term >= ?1 AND term < ?2 LIMIT 1)
             UNION ALL
-            SELECT (SELECT v.term FROM places_search_terms AS v WHERE v.term >= t.term || char(1) AND v.term < ?2 LIMIT 1)
+            SELECT (SELECT v.term FROM \(side.terms) AS v WHERE v.term >= t.term || char(1) AND v.term < ?2 LIMIT 1)
             FROM t WHERE t.term IS NOT NULL
         )
         SELECT term FROM t WHERE term IS NOT NULL
         """
+    }
 
     /// How a 2-code-point query is found common before its trigrams are listed: more than
     /// `matches` places of the ranks among the first `rows` places (0.5% of them) and the ranks
     /// are walked, as the scan before the index did. Listing a trigram costs about its places
-    /// (`places_search_terms` lands on it): 16.5 ms for `bur`, held by every place of the
-    /// benchmark, against 1.2 ms for `r b` (66,761 places) and 0.1–0.5 ms for the rest, and 5,000
-    /// rows scanned cost about 1.6 ms (0.32 µs each). The index hands out at most
+    /// (the vocabulary lands on it): 16.5 ms for `bur`, held by every place of the benchmark,
+    /// against 1.2 ms for `r b` (66,761 places) and 0.1–0.5 ms for the rest, and 5,000 rows
+    /// scanned cost about 1.6 ms (0.32 µs each). The index hands out at most
     /// `TieredSearch.matchCap` places (0.2% of a million) before the rank is walked anyway, so a
     /// pair that more places hold is walked at once: with 4% (200), `99` (about 4% of the
     /// benchmark's names) listed its trigrams and read 2,001 places of them before its walk,
-    /// 22.9 ms since `v20-search-columns`.
+    /// 22.9 ms (with `v20-search-columns`' one index of both sides).
     static let pairProbe = (rows: 5_000, matches: 25)
 
     /// How many of the first ?2 places are of `tiers` for the folded query ?1, up to ?3.
@@ -137,58 +142,62 @@ struct SearchTiers: SearchTierSource {
             """
     }
 
-    /// The FTS5 query for the places that hold the 2 code points `text`: each trigram that
-    /// starts with them as an FTS5 string, joined by `OR`; `nil` when there is none.
-    static func pairQuery(_ db: Database, _ text: String) throws -> String? {
+    /// The FTS5 query for the places whose `side` holds the 2 code points `text`: each trigram
+    /// that starts with them as an FTS5 string, joined by `OR`; `nil` when there is none.
+    static func pairQuery(_ db: Database, _ text: String, _ side: SearchSide) throws -> String? {
         let upper = SearchTier.successor(of: text) ?? "\u{10FFFF}\u{10FFFF}\u{10FFFF}\u{10FFFF}"
-        let terms = try String.fetchAll(db, sql: pairTermsSQL, arguments: [text, upper])
+        let terms = try String.fetchAll(db, sql: pairTermsSQL(side), arguments: [text, upper])
         guard !terms.isEmpty else { return nil }
         return terms.map { "\"" + $0.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }.joined(separator: " OR ")
     }
 
     func searchMatches(_ tiers: [SearchTier], text: String, cap: Int) async throws -> [SearchCandidate]? {
-        let trigrams = SearchText.hasTrigrams(text)
-        var second: String?
-        switch tiers.first! {
-        case .exactName: break
-        case .namePrefix: second = SearchTier.successor(of: text)
-        case .nameSubstring, .addressOnly:
-            if trigrams { second = Self.textQuery(Self.trigramQuery(text), tiers) }
-        }
-        let byPairs = tiers.first!.rawValue >= SearchTier.nameSubstring.rawValue && !trigrams
-        let bounded = second != nil || byPairs
-        let sql = Self.matchesSQL(tiers, bounded: bounded)
-        return try await database.pool.read { [second] db in
-            var arguments: StatementArguments = [text, second, cap + 1]
+        let sides = tiers.first!.rawValue >= SearchTier.nameSubstring.rawValue ? Self.sides(tiers) : []
+        let upper = tiers.first! == .namePrefix ? SearchTier.successor(of: text) : nil
+        let byPairs = !sides.isEmpty && !SearchText.hasTrigrams(text)
+        return try await database.pool.read { db in
+            // The FTS5 query of each side whose index may hold the text.
+            var queries: [SearchSide: String] = [:]
             if byPairs {
                 let probe = Self.pairProbe
                 let common = try Int.fetchOne(
                     db, sql: Self.pairProbeSQL(tiers), arguments: [text, probe.rows, probe.matches + 1])
                 if let common, common > probe.matches { return nil }
-                guard let query = try Self.pairQuery(db, text) else { return [] }
-                arguments = [text, Self.textQuery(query, tiers), cap + 1]
+                for side in sides { queries[side] = try Self.pairQuery(db, text, side) }
+                if queries.isEmpty { return [] }
+            } else {
+                for side in sides { queries[side] = Self.trigramQuery(text) }
             }
+            let searched = sides.filter { queries[$0] != nil }
+            let sql = Self.matchesSQL(tiers, bounded: upper != nil, sides: searched)
+            var arguments: StatementArguments = [text, searched.isEmpty ? upper : queries[.names], cap + 1]
+            if let address = queries[.address] { arguments += [address] }
             if tiers == [.namePrefix] {
-                let count = try Int.fetchOne(db, sql: Self.prefixCountSQL(bounded: bounded), arguments: arguments)
+                let count = try Int.fetchOne(
+                    db, sql: Self.prefixCountSQL(bounded: upper != nil), arguments: arguments)
                 if let count, count > cap { return nil }
             }
             let statement = try db.cachedStatement(sql: sql)
             try statement.setArguments(arguments)
             let handle = statement.sqliteStatement
             defer { sqlite3_reset(handle) }
+            // Both indexes may find a place: it counts once.
+            var seen = Set<Int64>()
             var read = 0
             var candidates: [SearchCandidate] = []
             while true {
                 let code = sqlite3_step(handle)
                 if code == SQLITE_DONE { break }
                 guard code == SQLITE_ROW else { throw db.rawError(code, sql: sql) }
+                let id = sqlite3_column_int64(handle, 0)
+                if searched.count > 1, !seen.insert(id).inserted { continue }
                 read += 1
                 if read > cap { return nil }
                 let rank = Int(sqlite3_column_int64(handle, 1))
                 guard tiers.contains(where: { $0.rawValue == rank }) else { continue }
                 candidates.append(
                     SearchCandidate(
-                        id: sqlite3_column_int64(handle, 0), rank: rank,
+                        id: id, rank: rank,
                         lat: sqlite3_column_double(handle, 2), lng: sqlite3_column_double(handle, 3),
                         reviewCount: Int(sqlite3_column_int64(handle, 4))))
             }

@@ -70,7 +70,8 @@ final class PlaceWriter {
         sqlite3_bind_double(handle, 2, draft.lat)
         sqlite3_bind_double(handle, 3, draft.lng)
         sqlite3_bind_int64(handle, 14, time.milliseconds)
-        // The folded columns of place search (`places_search` follows them through its triggers).
+        // The folded columns of place search (its indexes, `SearchSide`, follow them through their
+        // triggers).
         bindText(handle, 15, draft.searchName)
         bindText(handle, 16, draft.searchAddress)
         // The map cell of clusters (`PlaceCells`).

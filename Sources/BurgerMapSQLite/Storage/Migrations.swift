@@ -338,6 +338,7 @@ extension AppDatabase {
         migrator.registerMigration("v18-place-details") { db in try placeDetails(db) }
         migrator.registerMigration("v19-search-pairs") { db in try searchPairs(db) }
         migrator.registerMigration("v20-search-columns") { db in try searchColumns(db) }
+        migrator.registerMigration("v21-search-sides") { db in try searchSides(db) }
         return migrator
     }
 

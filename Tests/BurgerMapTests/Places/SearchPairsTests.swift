@@ -35,34 +35,52 @@ struct SearchPairsTests {
         #expect(SearchPairs.keys(ofQuery: "abc") == nil)
     }
 
-    /// The brute-force seed on PostgreSQL with its pairs counted again so that those held by more
-    /// than three places are common, then written to in every way a place is written.
-    @Test("on PostgreSQL, 2-code-point searches equal a brute-force scan with common pairs and after writes")
-    func postgresPairsEqualBruteForce() async throws {
-        let environment = try await TestEnvironment(.postgres)
-        let postgres = try #require(environment.postgres)
+    /// The brute-force seed (on PostgreSQL with its pairs counted again, so that those held by
+    /// more than three places are common), then written to in every way a place is written:
+    /// created, renamed, its address changed, deleted, imported and updated by an import. On
+    /// SQLite the writes go through the triggers of the names' and the address lines' indexes.
+    @Test(
+        "2-code-point and longer searches equal a brute-force scan after every kind of write",
+        arguments: StoreEngine.allCases)
+    func pairsEqualBruteForceAfterWrites(_ engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
         var places = try await PlaceSearchBruteForceTests.seed(environment)
-        try await postgres.client.withConnection { connection in
-            try await PostgresSearchPairs(connection: connection, logger: postgres.logger).rebuild(listedAtMost: 3)
+        let harness: any StoreHarness
+        if let postgres = environment.postgres {
+            harness = PostgresHarness(engine: postgres)
+            try await postgres.client.withConnection { connection in
+                try await PostgresSearchPairs(connection: connection, logger: postgres.logger).rebuild(listedAtMost: 3)
+            }
+            let common = try await postgres.client.query("SELECT count(*) FROM search_common_pairs")
+            for try await common in common.decode(Int64.self) { #expect(common > 10) }
+        } else {
+            harness = SQLiteHarness(environment: environment)
         }
-        let common = try await postgres.client.query("SELECT count(*) FROM search_common_pairs")
-        for try await common in common.decode(Int64.self) { #expect(common > 10) }
         let queries = ["bu", "rg", "ur", "rd", "qz", "wy", "kx", "京都", "버거", "\"q", "0%", "ße", "zz", "a_", "ca"]
         try await Self.compare(queries, places, environment)
 
-        // A new place, a renamed one and an import (an insert, then an update), each holding
-        // pairs that are listed and pairs that are common.
-        let user = try await PostgresHarness(engine: postgres).makeUser("pairs")
-        _ = try await postgres.places.createPlace(
+        // A new place, a renamed one, a moved address, a deletion and an import (an insert,
+        // then an update), each holding pairs that are listed and pairs that are common.
+        let store = harness.store
+        let user = try await harness.makeUser("pairs")
+        _ = try await store.createPlace(
             PlaceDraft(name: "Zq Burger", lat: 37.5, lng: 127.0, address: "9 Qz Rd"), by: user)
-        let own = try await postgres.places.createPlace(PlaceDraft(name: "Kxq", lat: 37.4, lng: 127.1), by: user)
-        guard
-            case .done = try await postgres.places.updatePlace(
-                id: own.place.id, by: user, PlaceEdit(name: "Wyvern Ca"), at: Timestamp(milliseconds: 1))
-        else {
-            Issue.record("the rename failed")
-            return
+        let own = try await store.createPlace(PlaceDraft(name: "Kxq", lat: 37.4, lng: 127.1), by: user)
+        let moved = try await store.createPlace(
+            PlaceDraft(name: "Moved", lat: 37.6, lng: 127.0, address: "Old"), by: user)
+        let gone = try await store.createPlace(
+            PlaceDraft(name: "Vj Gone", lat: 37.3, lng: 127.2, address: "Vj Lane"), by: user)
+        let edits = [
+            (own.place.id, PlaceEdit(name: "Wyvern Ca")), (moved.place.id, PlaceEdit(address: .set("Jq Way, Yv"))),
+        ]
+        for (id, edit) in edits {
+            guard case .done = try await store.updatePlace(id: id, by: user, edit, at: Timestamp(milliseconds: 1))
+            else {
+                Issue.record("the edit of \(id) failed")
+                return
+            }
         }
+        #expect(try await store.deletePlace(id: gone.place.id, by: user) == .deleted)
         let file = try environment.file(
             "pairs.csv", "id,name,lat,lng,address\nn1,Qzzy Grill,37.45,127.02,\nn2,Burgerk,35.7,139.7,Kx Rd\n")
         #expect(try await environment.load(file, source: "pairs").inserted == 2)
@@ -72,8 +90,8 @@ struct SearchPairsTests {
         let seeded = places.count
         let reviews = Dictionary(places.map { ($0.place.id, $0.reviews) }, uniquingKeysWith: { first, _ in first })
         places = try await environment.allPlaces().map { ($0, reviews[$0.id] ?? 0) }
-        #expect(places.count == seeded + 4)
-        try await Self.compare(queries + ["wy", "zy", "yv"], places, environment)
+        #expect(places.count == seeded + 5)
+        try await Self.compare(queries + ["wy", "zy", "yv", "jq", "vj", "gone", "jq way"], places, environment)
     }
 
     /// Every page of each query, with and without a point, against the brute force.
