@@ -36,6 +36,13 @@ struct NearbyPostGISBench: AsyncParsableCommand {
     static let limit = 20
 
     func run() async throws {
+        do { try await measure() } catch let error as PSQLError {
+            // The server's own message: PSQLError's description hides it.
+            throw ValidationError(String(reflecting: error))
+        }
+    }
+
+    private func measure() async throws {
         let area = BenchArea(centerLat: 37.5665, centerLng: 126.9780, sideKm: sideKm)
         let database = try await openNearbyBenchDatabase(places: places, sideKm: sideKm, dataDir: dataDir)
         guard let text = databaseURL ?? ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"] else {
@@ -132,7 +139,9 @@ struct NearbyPostGISBench: AsyncParsableCommand {
                 "DROP TABLE IF EXISTS postgis_nearby",
                 """
                 CREATE TABLE postgis_nearby AS
-                SELECT \(PostgresPlaceStore.columns), geog, geog::geometry AS geom FROM places
+                SELECT \(PostgresPlaceStore.columns), ST_SetSRID(ST_MakePoint(lng, lat), 4326)::geography AS geog,
+                    ST_SetSRID(ST_MakePoint(lng, lat), 4326) AS geom
+                FROM places
                 """,
                 "CREATE INDEX postgis_nearby_by_geog ON postgis_nearby USING gist (geog)",
                 "CREATE INDEX postgis_nearby_by_geom ON postgis_nearby USING gist (geom)",
