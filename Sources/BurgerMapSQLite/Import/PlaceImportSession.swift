@@ -10,8 +10,8 @@ import GRDBSQLite
 /// row (tens of microseconds each). For the length of the import those triggers are set aside;
 /// the new entries are then added in Hilbert-curve order, which keeps each insert in the same few
 /// tree nodes, and the triggers are put back unchanged before the transaction commits. Place
-/// search's indexes (`SearchSide`) stay in step through its triggers, except in a first load,
-/// where it is built once from the table at the end.
+/// search's indexes (`SearchSide`) stay in step through their triggers, except in a first load,
+/// where they are built once from the table at the end.
 struct PlaceImportSession {
     private let db: Database
     private let writer: PlaceWriter
