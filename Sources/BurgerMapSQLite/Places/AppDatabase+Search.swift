@@ -166,7 +166,8 @@ struct SearchTiers: SearchTierSource {
                 for side in sides { queries[side] = try Self.pairQuery(db, text, side) }
                 if queries.isEmpty { return [] }
             } else {
-                for side in sides { queries[side] = Self.trigramQuery(text) }
+                let query = Self.trigramQuery(text)
+                for side in sides { queries[side] = query }
             }
             let searched = sides.filter { queries[$0] != nil }
             let sql = Self.matchesSQL(tiers, bounded: upper != nil, sides: searched)

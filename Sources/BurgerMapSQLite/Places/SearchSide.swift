@@ -14,16 +14,18 @@ enum SearchSide: CaseIterable {
 
     /// The statement that indexes the row `row` (`NEW`).
     func insert(_ row: String) -> String {
-        let values = columns.map { "\(row).\($0) || \(AppDatabase.searchTerminal)" }
-        return "INSERT INTO \(table) (rowid, \(columns.joined(separator: ", "))) "
-            + "VALUES (\(row).id, \(values.joined(separator: ", ")));"
+        "INSERT INTO \(table) (rowid, \(columns.joined(separator: ", "))) VALUES (\(row).id, \(texts(of: row)));"
     }
 
     /// The statement that takes the row `row` (`OLD`) out of the index: external content, so
     /// the texts it was indexed with.
     func delete(_ row: String) -> String {
-        let values = columns.map { "\(row).\($0) || \(AppDatabase.searchTerminal)" }
-        return "INSERT INTO \(table) (\(table), rowid, \(columns.joined(separator: ", "))) "
-            + "VALUES ('delete', \(row).id, \(values.joined(separator: ", ")));"
+        "INSERT INTO \(table) (\(table), rowid, \(columns.joined(separator: ", "))) "
+            + "VALUES ('delete', \(row).id, \(texts(of: row)));"
+    }
+
+    /// The row's indexed texts, each followed by `searchTerminal`, as `places_search_text` reads them.
+    private func texts(of row: String) -> String {
+        columns.map { "\(row).\($0) || \(AppDatabase.searchTerminal)" }.joined(separator: ", ")
     }
 }

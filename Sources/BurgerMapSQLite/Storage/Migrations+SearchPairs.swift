@@ -38,14 +38,7 @@ extension AppDatabase {
     /// address line holds and no name (`t,`, `ci` on the benchmark's places) walked the name
     /// rank through every place: 470 ms, 2.9 s nearest-first from a point.
     static func searchColumns(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                DROP TRIGGER places_search_insert;
-                DROP TRIGGER places_search_delete;
-                DROP TRIGGER places_search_update;
-                DROP TABLE places_search_terms;
-                DROP TABLE places_search;
-                """)
+        try dropSearchIndex(db)
         try createSearchIndex(db, detail: "column")
     }
 
@@ -57,14 +50,7 @@ extension AppDatabase {
     /// read the million places that hold it to keep those of the names' columns: 22–29 ms.
     /// A name or an address changed writes only its own index.
     static func searchSides(_ db: Database) throws {
-        try db.execute(
-            sql: """
-                DROP TRIGGER places_search_insert;
-                DROP TRIGGER places_search_delete;
-                DROP TRIGGER places_search_update;
-                DROP TABLE places_search_terms;
-                DROP TABLE places_search;
-                """)
+        try dropSearchIndex(db)
         for side in SearchSide.allCases {
             try db.execute(
                 sql: """
@@ -87,6 +73,18 @@ extension AppDatabase {
                     END;
                     """)
         }
+    }
+
+    /// `places_search` as v19 and v20 made it: its triggers, its vocabulary table and itself.
+    private static func dropSearchIndex(_ db: Database) throws {
+        try db.execute(
+            sql: """
+                DROP TRIGGER places_search_insert;
+                DROP TRIGGER places_search_delete;
+                DROP TRIGGER places_search_update;
+                DROP TABLE places_search_terms;
+                DROP TABLE places_search;
+                """)
     }
 
     /// `places_search` over `places_search_text` with `detail`, built, with its vocabulary
