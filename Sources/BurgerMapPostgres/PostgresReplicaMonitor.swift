@@ -10,11 +10,10 @@ import Synchronization
 /// A replica is in use when it answers, is a standby (`pg_is_in_recovery()`: a promoted one
 /// goes its own way), replays a stream (a WAL receiver runs: one cut off from its primary would
 /// say it has replayed everything it received, forever), and lags no more than the maximum.
-/// Its lag is 0 when it has replayed every byte it received, else the age of the last
-/// transaction it replayed: an idle primary writes nothing, so that age alone would grow
-/// without any lag. Reads that wait on a replica found down are released at once
-/// (`whileInUse`): postgres-nio's pool would keep them waiting for a connection up to its
-/// 60 s circuit breaker.
+/// Its lag is 0 when it has replayed every byte it received, else how long the oldest WAL it
+/// has not replayed may have waited (`ReplayLag`). Reads that wait on a replica found down are
+/// released at once (`whileInUse`): postgres-nio's pool would keep them waiting for a
+/// connection up to its 60 s circuit breaker.
 final class PostgresReplicaMonitor: Sendable {
     let index: Int
     let maximumLag: Duration
@@ -27,10 +26,13 @@ final class PostgresReplicaMonitor: Sendable {
     /// Read per request: a lock-free flag.
     private let inUse = Atomic<Bool>(false)
     private let state = Mutex(State())
+    /// The origin of the checks' times (`ReplayLag` works in seconds since).
+    private let started = ContinuousClock.now
 
     struct State {
         var status = ReplicaStatus(isReachable: false, lagSeconds: nil, isInUse: false)
         var timeoutsInARow = 0
+        var lag = ReplayLag()
         /// What to do when the replica is found down: release the reads waiting on it.
         var onDown: [UInt64: @Sendable () -> Void] = [:]
         var nextWaiter: UInt64 = 0
@@ -41,7 +43,11 @@ final class PostgresReplicaMonitor: Sendable {
     /// The replica's answer to one check.
     struct Sample: Sendable, Equatable {
         var isStandby: Bool
-        var lagSeconds: Double?
+        /// How far it has received and replayed WAL (byte positions; `nil` before any stream).
+        var received: Int64?
+        var replayed: Int64?
+        /// The age of the last transaction it replayed (seconds; `nil` before any).
+        var lastCommitAge: Double?
         var receivesStream: Bool
     }
 
@@ -73,12 +79,18 @@ final class PostgresReplicaMonitor: Sendable {
 
     /// One check: the replica's lag, or that it did not answer.
     func check() async {
+        let checkedAt = (ContinuousClock.now - started) / .seconds(1)
         let answer = await PostgresStoreHealth.firstAnswer(within: timeout, onTimeout: Answer.timedOut) {
             await self.sample()
         }
         switch answer {
         case .sampled(let sample):
-            let lag = sample.receivesStream ? sample.lagSeconds : nil
+            let replayLag = state.withLock { state in
+                state.lag.update(
+                    at: checkedAt, received: sample.received, replayed: sample.replayed,
+                    lastCommitAge: sample.lastCommitAge)
+            }
+            let lag = sample.receivesStream ? replayLag : nil
             let lagging = lag.map { $0 > maximumLagSeconds } ?? true
             let reason: String? =
                 !sample.isStandby
@@ -169,12 +181,18 @@ final class PostgresReplicaMonitor: Sendable {
                 let rows = try await connection.query(
                     """
                     SELECT pg_is_in_recovery(),
-                        CASE WHEN pg_last_wal_receive_lsn() = pg_last_wal_replay_lsn() THEN 0
-                            ELSE EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp()) END::float8,
+                        (pg_last_wal_receive_lsn() - '0/0'::pg_lsn)::int8,
+                        (pg_last_wal_replay_lsn() - '0/0'::pg_lsn)::int8,
+                        EXTRACT(EPOCH FROM now() - pg_last_xact_replay_timestamp())::float8,
                         EXISTS (SELECT 1 FROM pg_stat_wal_receiver)
                     """, logger: logger)
-                for try await (standby, lag, streaming) in rows.decode((Bool, Double?, Bool).self) {
-                    return .sampled(Sample(isStandby: standby, lagSeconds: lag, receivesStream: streaming))
+                for try await (standby, received, replayed, commitAge, streaming) in rows.decode(
+                    (Bool, Int64?, Int64?, Double?, Bool).self)
+                {
+                    return .sampled(
+                        Sample(
+                            isStandby: standby, received: received, replayed: replayed, lastCommitAge: commitAge,
+                            receivesStream: streaming))
                 }
                 return .failed("no answer")
             }
