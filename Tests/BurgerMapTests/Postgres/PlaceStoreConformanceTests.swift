@@ -101,6 +101,35 @@ struct PlaceStoreSearchTests {
     }
 
     @Test(
+        "nearby: across a pole, the nearest place comes first where a flat distance would rank it fourth",
+        arguments: StoreEngine.allCases)
+    func acrossThePole(engine: StoreEngine) async throws {
+        try await withStore(engine) { harness in
+            // 1,668 m away over the pole; the three on the searcher's meridian are 1,757-1,779 m
+            // away, but nearer by any flat distance in degrees (an approximation that ranks
+            // candidates so would put the nearest fourth).
+            let places = try await harness.insert([
+                PlaceDraft(name: "Over the pole", lat: 89.995, lng: 180),
+                PlaceDraft(name: "South 3", lat: 89.974, lng: 0),
+                PlaceDraft(name: "South 2", lat: 89.9741, lng: 0),
+                PlaceDraft(name: "South 1", lat: 89.9742, lng: 0),
+            ])
+            for limit in [1, 2, 4] {
+                let page = try await harness.store.nearbyPlaces(
+                    NearbyQuery(lat: 89.99, lng: 0, radiusM: 2000, limit: limit))
+                #expect(
+                    page.items.map(\.place.name)
+                        == ["Over the pole", "South 1", "South 2", "South 3"].prefix(limit).map { $0 })
+                #expect(
+                    page.items.first.map { abs($0.distanceM - 1667.9) < 1 } == true,
+                    "\(page.items.first?.distanceM ?? 0)")
+                #expect(page.items.map(\.place.id).first == places[0].id)
+                #expect(page.hasMore == (limit < 4))
+            }
+        }
+    }
+
+    @Test(
         "viewport: most-reviewed first, truncated past the limit, across the antimeridian",
         arguments: StoreEngine.allCases)
     func viewportMatchesBruteForce(engine: StoreEngine) async throws {
