@@ -18,9 +18,7 @@ final class PostgresReplicaMonitor: Sendable {
     let index: Int
     let maximumLag: Duration
     let timeout: Duration
-    private var maximumLagSeconds: Double {
-        Double(maximumLag.components.seconds) + Double(maximumLag.components.attoseconds) / 1e18
-    }
+    private var maximumLagSeconds: Double { maximumLag / .seconds(1) }
     private let probe: PostgresStoreHealth.Probe
     private let logger: Logger
     /// Read per request: a lock-free flag.

@@ -35,11 +35,6 @@ struct ReplayLag: Sendable {
         }
         if replayed >= position { return 0 }
         let sinceCaughtUp = received[0].position <= replayed ? now - received[0].at : nil
-        switch (sinceCaughtUp, lastCommitAge) {
-        case (let a?, let b?): return max(0, min(a, b))
-        case (let a?, nil): return a
-        case (nil, let b?): return max(0, b)
-        case (nil, nil): return nil
-        }
+        return [sinceCaughtUp, lastCommitAge.map { max(0, $0) }].compactMap { $0 }.min()
     }
 }
