@@ -12,7 +12,7 @@ import PostgresNIO
 /// contract's haversine (`bm_haversine_m`, the C function the SQLite engine calls), which
 /// orders the page, ties by id. Once the page's last place is nearer than the least distance
 /// `NearestWalk` proves for every place not handed out yet, no such place can come before
-/// it; until then the search asks for four times as many candidates.
+/// it; until then the search asks for more candidates (twice or four times as many).
 ///
 /// Why not the geography index and its KNN on the sphere: PostgreSQL builds a geography GiST
 /// row by row (no sort support in PostGIS 3.3), 11.6 s for 1,000,000 places against 3.1 s for
@@ -23,7 +23,7 @@ struct PostgresNearestSearch {
     let query: NearbyQuery
     let client: PostgresClient
     let logger: Logger
-    /// A further test of the place row, with `text` bound as $5: a place search walks one of
+    /// A further test of the place row, with `text` bound as $4: a place search walks one of
     /// its ranks this way (`PostgresSearchTiers`). Inside the walk (`inWalk`) when the rank is
     /// known to hold many places, so that the walk hands out only places of the rank; else
     /// beside the radius, as the nearby filters are (which must be off).
@@ -45,7 +45,8 @@ struct PostgresNearestSearch {
         let expected = Double(count) * walks[0].candidatesPerResult + 4
         var fetch = Candidates.sizes.first { Double($0) >= expected } ?? Int(expected.rounded(.up))
         while true {
-            var keyed: [(key: NearbyKey, row: PostgresRow)] = []
+            var keyed: [(key: NearbyKey, candidate: NearestCandidate)] = []
+            // Two walks (across the antimeridian) may hand out the same place.
             var seenIDs = Set<Int64>()
             // The least planar distance of a place no walk has handed out (infinity: none is left).
             var unseenPlanar = Double.infinity
@@ -53,12 +54,12 @@ struct PostgresNearestSearch {
             for walk in walks {
                 let (candidates, seen, last) = try await self.candidates(walk, limit: fetch)
                 if seen < fetch { exhausted = true } else { unseenPlanar = min(unseenPlanar, last) }
-                for candidate in candidates where seenIDs.insert(candidate.id).inserted {
+                for candidate in candidates where walks.count == 1 || seenIDs.insert(candidate.id).inserted {
                     let key = NearbyKey(
                         distanceM: bm_haversine_m(query.lat, query.lng, candidate.lat, candidate.lng),
                         id: candidate.id)
                     guard key.distanceM <= query.radiusM, query.after.map({ $0 < key }) ?? true else { continue }
-                    keyed.append((key, candidate.row))
+                    keyed.append((key, candidate))
                 }
             }
             keyed.sort { $0.key < $1.key }
@@ -67,8 +68,7 @@ struct PostgresNearestSearch {
             if query.radiusM < unseen || (keyed.count >= count && keyed[count - 1].key.distanceM < unseen) {
                 // Only the page's places are decoded whole.
                 let items = try keyed.prefix(query.limit).map {
-                    NearbyPlace(
-                        place: try PostgresPlaceStore.place($0.row.makeRandomAccess()), distanceM: $0.key.distanceM)
+                    NearbyPlace(place: try $0.candidate.place(), distanceM: $0.key.distanceM)
                 }
                 return NearbyPage(items: items, hasMore: keyed.count > query.limit)
             }
@@ -80,13 +80,16 @@ struct PostgresNearestSearch {
             let bounded = textTest == nil && query.hasFilters
             if bounded, fetch >= ReadBounds.filteredNearbyCandidates, unseen > (query.after?.distanceM ?? -1) {
                 let items = try keyed.prefix { $0.key.distanceM < unseen }.prefix(query.limit).map {
-                    NearbyPlace(
-                        place: try PostgresPlaceStore.place($0.row.makeRandomAccess()), distanceM: $0.key.distanceM)
+                    NearbyPlace(place: try $0.candidate.place(), distanceM: $0.key.distanceM)
                 }
                 return NearbyPage(items: items, hasMore: true, resumeAfter: NearbyKey(distanceM: unseen, id: 0))
             }
             let previous = fetch
-            fetch = Candidates.sizes.first { $0 >= fetch * 4 } ?? fetch * 4
+            // A page that has its places but not their proof yet needs only a few more candidates:
+            // twice as many (32 missed the proof for 5% of the benchmark's first pages, and 128,
+            // the size four times as many asked for, costs the server three times 32's time).
+            let growth = keyed.count >= count ? 2 : 4
+            fetch = Candidates.sizes.first { $0 >= fetch * growth } ?? fetch * growth
             if bounded, previous < ReadBounds.filteredNearbyCandidates {
                 fetch = min(fetch, ReadBounds.filteredNearbyCandidates)
             }
@@ -98,37 +101,40 @@ struct PostgresNearestSearch {
     /// the index hands them out: those within the radius's planar reach that pass the filters,
     /// how many the index handed out, and the planar distance of the last one.
     ///
-    /// The inner query has nothing but the KNN order and the cursor, so PostgreSQL always walks
-    /// the GiST index nearest-first and stops after `limit` rows. With a radius test in it the
-    /// planner often chose a bitmap scan of the whole radius, a sort and a parallel worker
+    /// The query has nothing but the KNN order and the cursor in its WHERE, so PostgreSQL always
+    /// walks the GiST index nearest-first and stops after `limit` rows. With a radius test in it
+    /// the planner often chose a bitmap scan of the whole radius, a sort and a parallel worker
     /// instead: measured 30 ms a query against 0.4 ms (1,000,000 places, 20 within 2 km).
-    /// Filters stay outside for the same reason: inside, a rare category would make the walk go
-    /// on through the whole table.
+    /// Filters are in the select list for the same reason: in the WHERE, a rare category would
+    /// make the walk go on through the whole table. The radius's planar reach is tested here.
     private func candidates(_ walk: NearestWalk, limit: Int) async throws -> (
         qualifying: [NearestCandidate], seen: Int, lastDistance: Double
     ) {
         // Places nearer than the cursor's distance would come back first otherwise.
         let after = query.after.map { walk.skipBelow(distanceM: $0.distanceM) } ?? -1
-        let rows: AsyncThrowingMapSequence<PostgresRowSequence, (candidate: NearestCandidate?, distance: Double)>
-        func statement<Size>(_: Size.Type) -> NearestCandidates<Size> {
+        let rows: NearestCandidate.Rows
+        func statement<Size, Start>(_: Size.Type, _: Start.Type) -> NearestCandidates<Size, Start> {
             NearestCandidates(
-                target: walk.target, after: after, limit: Int64(limit), reach: walk.maxPlanar,
-                reviewedOnly: query.reviewedOnly, minRating: query.minRating, category: query.category,
-                openAt: query.openAt)
+                walk: walk, after: after, limit: Int64(limit), reviewedOnly: query.reviewedOnly,
+                minRating: query.minRating, category: query.category, openAt: query.openAt)
+        }
+        func execute<Start: CandidateStart>(_ start: Start.Type) async throws -> NearestCandidate.Rows {
+            switch limit {
+            case Candidates32.limit!: try await client.execute(statement(Candidates32.self, start), logger: logger)
+            case Candidates64.limit!: try await client.execute(statement(Candidates64.self, start), logger: logger)
+            case Candidates128.limit!: try await client.execute(statement(Candidates128.self, start), logger: logger)
+            case Candidates512.limit!: try await client.execute(statement(Candidates512.self, start), logger: logger)
+            default: try await client.execute(statement(CandidatesAny.self, start), logger: logger)
+            }
         }
         if let textTest {
             rows = try await client.query(
-                Self.testedCandidates(textTest, target: walk.target, after: after, limit: limit, reach: walk.maxPlanar),
-                logger: logger
-            ).map { try statement(CandidatesAny.self).decodeRow($0) }
+                Self.testedCandidates(textTest, target: walk.target, after: after, limit: limit), logger: logger
+            ).map { try statement(CandidatesAny.self, FromCursor.self).decodeRow($0) }
+        } else if after < 0 {
+            rows = try await execute(FromNearest.self)
         } else {
-            switch limit {
-            case Candidates32.limit!: rows = try await client.execute(statement(Candidates32.self), logger: logger)
-            case Candidates64.limit!: rows = try await client.execute(statement(Candidates64.self), logger: logger)
-            case Candidates128.limit!: rows = try await client.execute(statement(Candidates128.self), logger: logger)
-            case Candidates512.limit!: rows = try await client.execute(statement(Candidates512.self), logger: logger)
-            default: rows = try await client.execute(statement(CandidatesAny.self), logger: logger)
-            }
+            rows = try await execute(FromCursor.self)
         }
         var qualifying: [NearestCandidate] = []
         var seen = 0
@@ -136,156 +142,8 @@ struct PostgresNearestSearch {
         for try await (candidate, distance) in rows {
             seen += 1
             last = distance
-            if let candidate { qualifying.append(candidate) }
+            if let candidate, distance <= walk.maxPlanar { qualifying.append(candidate) }
         }
         return (qualifying, seen, last)
     }
-}
-
-/// The candidate query of `PostgresNearestSearch`, a prepared statement: each connection of the
-/// pool parses it once, and every search after that binds and executes it, and after five
-/// executions runs it without planning.
-///
-/// PostgreSQL plans a prepared statement's first five executions with the values bound (custom
-/// plans), then keeps a generic plan when it does not look costlier than their average. Checked
-/// on 1,000,000 places (`SET plan_cache_mode = force_generic_plan; PREPARE …; EXPLAIN ANALYZE
-/// EXECUTE …`): every form of this query, generic or not, is the same plan, the KNN walk of
-/// the GiST index (Index Scan, Order By `<-> $1`, Limit, no sort); checked again on the
-/// geometry walk (`pg_prepared_statements`: 5 custom plans, then generic ones; 0.34 ms for 32
-/// candidates). Two things made the generic plan look costlier, so `auto` planned every
-/// execution anew (0.2 ms):
-/// - a LIMIT that is a parameter, which PostgreSQL estimates at a tenth of the table (cost
-///   63,758 against 40): the LIMIT is a constant of the statement, one statement for each of a
-///   few `Size`s; beyond the largest the search falls back to `LIMIT $3` (custom plans);
-/// - `ST_SetSRID(ST_MakePoint($1, $2), 4326)`, which a generic plan counts on every row of the
-///   index walk: the target comes bound, as hex EWKB (its coordinates to the bit).
-/// With both, `pg_prepared_statements` showed 5 custom plans and then only generic ones.
-///
-/// Filters come as bound values; a filter that is off compares a NULL or `false`.
-///
-/// Each candidate carries all the place's columns, so one round trip answers the page. Measured
-/// (2026-11-23, 1,000,000 places, on the geography walk): the generic plan runs in 0.42–0.51 ms with wide or narrow
-/// rows alike; narrow candidates (id, lat, lng, distance, flag) and then the page's rows by id
-/// in a second prepared statement took a median of 2.1–2.2 ms in process, on one leased
-/// connection or two, against 1.4–1.8 ms for this one statement in the same runs.
-struct NearestCandidates<Size: CandidateCount>: PostgresPreparedStatement {
-    static var name: String { "burgermap_nearest_candidates_\(Size.limit.map(String.init) ?? "n")" }
-    static var sql: String { Size.sql }
-    static var bindingDataTypes: [PostgresDataType] {
-        // $1 is left to the server, which takes the type from `$1::geometry`.
-        [.null, .float8, .int8, .float8, .bool, .float8, .text]
-    }
-
-    /// A candidate: its id, position and row when it is within the radius's planar reach and
-    /// passes the filters, and its planar distance.
-    typealias Row = (candidate: NearestCandidate?, distance: Double)
-
-    let target: NearestWalk.Target
-    /// The least planar distance of a candidate (from the cursor; -1 for none).
-    let after: Double
-    /// How many candidates to fetch: `Size.limit` when it has one.
-    let limit: Int64
-    /// The greatest planar distance of a place within the radius.
-    let reach: Double
-    let reviewedOnly: Bool
-    let minRating: Double?
-    let category: String?
-    /// `open_now`: judged here on the row (`OpenNow`, in Swift, the one rule of both engines).
-    let openAt: Date?
-
-    func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 7)
-        bindings.append(target)
-        bindings.append(after)
-        bindings.append(limit)
-        bindings.append(reach)
-        bindings.append(reviewedOnly)
-        bindings.append(minRating)
-        bindings.append(category)
-        return bindings
-    }
-
-    func decodeRow(_ wholeRow: PostgresRow) throws -> Row {
-        let row = wholeRow.makeRandomAccess()
-        let distance = try row[PostgresPlaceStore.columnCount].decode(Double.self)
-        // NULL (a place without a category, say) does not qualify.
-        guard try row[PostgresPlaceStore.columnCount + 1].decode(Bool?.self) == true else { return (nil, distance) }
-        if let openAt {
-            let open = OpenNow.isOpen(
-                hours: try row[19].decode(String?.self), timeZone: try row[20].decode(String?.self), at: openAt)
-            guard open == true else { return (nil, distance) }
-        }
-        let candidate = NearestCandidate(
-            id: try row[0].decode(Int64.self), lat: try row[2].decode(Double.self), lng: try row[3].decode(Double.self),
-            row: wholeRow)
-        return (candidate, distance)
-    }
-}
-
-/// A candidate that qualifies: what ordering needs, and its row, decoded into a `Place` only
-/// if it makes the page (a third of the candidates do not: decoding a place's 18 columns was a
-/// fifth of the client's time per search in a profile).
-struct NearestCandidate: Sendable {
-    let id: Int64
-    let lat: Double
-    let lng: Double
-    let row: PostgresRow
-}
-
-/// The LIMITs that have a `NearestCandidates` statement of their own.
-enum Candidates {
-    static let sizes = [Candidates32.limit!, Candidates64.limit!, Candidates128.limit!, Candidates512.limit!]
-}
-
-/// The LIMIT of a `NearestCandidates` statement: a constant, or nil for `LIMIT $3`.
-protocol CandidateCount: Sendable {
-    static var limit: Int? { get }
-    /// The statement's text, built once.
-    static var sql: String { get }
-}
-
-extension CandidateCount {
-    static func makeSQL() -> String {
-        // $3 is bound in every form; only the open-ended one reads it.
-        """
-        SELECT \(PostgresPlaceStore.columns), d,
-            d <= $4
-            AND (NOT $5 OR review_count > 0)
-            AND ($6 IS NULL OR (review_count > 0 AND rating_sum >= $6 * review_count))
-            AND ($7 IS NULL OR category = $7)
-        FROM (
-            SELECT \(PostgresPlaceStore.columns), \(PostgresPlaceStore.point) <-> $1::geometry AS d
-            FROM places
-            WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2
-            ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
-            LIMIT \(limit.map(String.init) ?? "$3")
-        ) AS nearest
-        ORDER BY d
-        """
-    }
-}
-
-enum Candidates32: CandidateCount {
-    static let limit: Int? = 32
-    static let sql = makeSQL()
-}
-
-enum Candidates64: CandidateCount {
-    static let limit: Int? = 64
-    static let sql = makeSQL()
-}
-
-enum Candidates128: CandidateCount {
-    static let limit: Int? = 128
-    static let sql = makeSQL()
-}
-
-enum Candidates512: CandidateCount {
-    static let limit: Int? = 512
-    static let sql = makeSQL()
-}
-
-enum CandidatesAny: CandidateCount {
-    static let limit: Int? = nil
-    static let sql = makeSQL()
 }

@@ -87,6 +87,22 @@ struct NearestWalk: Sendable {
         return [walk(lng), walk(lng > 0 ? lng - 360 : lng + 360)]
     }
 
+    /// The planar distance (degrees) from the target of a place at (lat, lng): what PostGIS's
+    /// `<->` orders the walk by, worked out here from the candidate's position rather than sent
+    /// by the server, where it cost a PostGIS point per row. The two may differ in the last bit
+    /// (the pole's line is measured through a projection there); every bound that uses it gives
+    /// away far more (`slack`).
+    func planarDistance(lat: Double, lng: Double) -> Double {
+        switch target {
+        case .point(let targetLng, let targetLat):
+            let dx = lng - targetLng
+            let dy = lat - targetLat
+            return (dx * dx + dy * dy).squareRoot()
+        case .pole(let north):
+            return north ? 90 - lat : lat + 90
+        }
+    }
+
     /// The least contract distance (metres) of a place within the radius whose planar distance
     /// from the target is at least `planar` degrees.
     func lowerBound(planar: Double) -> Double {

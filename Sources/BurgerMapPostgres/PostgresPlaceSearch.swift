@@ -139,7 +139,7 @@ struct PostgresSearchTiers: SearchTierSource {
             lat: point.lat, lng: point.lng, radiusM: min(query.radiusM ?? .infinity, Self.shortWalk.radiusM),
             limit: count, after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
         let page = try await PostgresNearestSearch(
-            query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$5"), query.text, false)
+            query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$4"), query.text, false)
         ).page(fetchingAtMost: Self.shortWalk.candidates)
         guard let page, page.items.count == count else { return nil }
         return Self.results(page.items, tier)
@@ -158,7 +158,7 @@ struct PostgresSearchTiers: SearchTierSource {
                 lat: point.lat, lng: point.lng, radiusM: radius, limit: count,
                 after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
             items = try await PostgresNearestSearch(
-                query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$5"), query.text, true)
+                query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$4"), query.text, true)
             ).page().items
             // The places within a radius come first: enough of them are the answer.
             if items.count == count { break }
@@ -218,31 +218,24 @@ struct PostgresSearchTiers: SearchTierSource {
 }
 
 extension PostgresNearestSearch {
-    /// The candidate query with a further test inside the walk or beside the radius, in
-    /// `NearestCandidates`' columns (the last one: within the radius, and the test when it is
-    /// not inside the walk).
+    /// The candidate query with a further test inside the walk or beside the filters, in
+    /// `NearestCandidates`' columns (whether it qualifies: the test when it is not inside the
+    /// walk).
     static func testedCandidates(
-        _ test: (sql: String, text: String, inWalk: Bool), target: NearestWalk.Target, after: Double, limit: Int,
-        reach: Double
+        _ test: (sql: String, text: String, inWalk: Bool), target: NearestWalk.Target, after: Double, limit: Int
     ) -> PostgresQuery {
-        var bindings = PostgresBindings(capacity: 5)
+        var bindings = PostgresBindings(capacity: 4)
         bindings.append(target)
         bindings.append(after)
         bindings.append(Int64(limit))
-        bindings.append(reach)
         bindings.append(test.text)
         return PostgresQuery(
             unsafeSQL: """
-                SELECT \(PostgresPlaceStore.columns), d, d <= $4\(test.inWalk ? "" : " AND (\(test.sql))")
-                FROM (
-                    SELECT \(PostgresPlaceStore.columns), search_name, search_address, search_names,
-                        \(PostgresPlaceStore.point) <-> $1::geometry AS d
-                    FROM places
-                    WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2\(test.inWalk ? " AND (\(test.sql))" : "")
-                    ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
-                    LIMIT $3
-                ) AS nearest
-                ORDER BY d
+                SELECT \(NearestCandidate.selectList(qualifies: test.inWalk ? "true" : "(\(test.sql)) IS TRUE"))
+                FROM places
+                WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2\(test.inWalk ? " AND (\(test.sql))" : "")
+                ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
+                LIMIT $3
                 """, binds: bindings)
     }
 }

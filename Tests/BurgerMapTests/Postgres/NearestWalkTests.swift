@@ -28,16 +28,6 @@ struct NearestWalkTests {
         }
     }
 
-    /// PostGIS's planar distance from a place to a walk's target, in degrees.
-    static func planar(_ walk: NearestWalk, lat: Double, lng: Double) -> Double {
-        switch walk.target {
-        case .point(let targetLng, let targetLat):
-            return ((lng - targetLng) * (lng - targetLng) + (lat - targetLat) * (lat - targetLat)).squareRoot()
-        case .pole(let north):
-            return north ? 90 - lat : lat + 90
-        }
-    }
-
     @Test("a place within the radius is never nearer than the bound for its planar distance, nor skipped")
     func boundsHold() {
         var random = SeededGenerator(seed: 7)
@@ -54,7 +44,7 @@ struct NearestWalkTests {
             for _ in 0..<50 {
                 let place = Self.pointInCap(lat: lat, lng: lng, radiusM: radius, using: &random)
                 // The walks hand a place out at the nearer of their planar distances.
-                let (walk, planar) = walks.map { ($0, Self.planar($0, lat: place.lat, lng: place.lng)) }
+                let (walk, planar) = walks.map { ($0, $0.planarDistance(lat: place.lat, lng: place.lng)) }
                     .min { $0.1 < $1.1 }!
                 #expect(planar <= walk.maxPlanar, "\(place) from \(lat),\(lng) r=\(radius)")
                 #expect(walks[0].lowerBound(planar: planar) <= place.distanceM, "\(place) from \(lat),\(lng)")
