@@ -130,7 +130,7 @@ struct PostgresNearestSearch {
         if let textTest {
             rows = try await client.query(
                 Self.testedCandidates(textTest, target: walk.target, after: after, limit: limit), logger: logger
-            ).map { try statement(CandidatesAny.self, FromCursor.self).decodeRow($0) }
+            ).map { [openAt = query.openAt] in try NearestCandidate.read($0, walk: walk, openAt: openAt) }
         } else if after < 0 {
             rows = try await execute(FromNearest.self)
         } else {

@@ -229,11 +229,15 @@ extension PostgresNearestSearch {
         bindings.append(after)
         bindings.append(Int64(limit))
         bindings.append(test.text)
+        // A first page (no cursor: -1) makes no point per row for the cursor's test.
+        let conditions =
+            (after < 0 ? [] : ["\(PostgresPlaceStore.point) <-> $1::geometry >= $2"])
+            + (test.inWalk ? ["(\(test.sql))"] : [])
         return PostgresQuery(
             unsafeSQL: """
                 SELECT \(NearestCandidate.selectList(qualifies: test.inWalk ? "true" : "(\(test.sql)) IS TRUE"))
                 FROM places
-                WHERE \(PostgresPlaceStore.point) <-> $1::geometry >= $2\(test.inWalk ? " AND (\(test.sql))" : "")
+                \(conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND "))
                 ORDER BY \(PostgresPlaceStore.point) <-> $1::geometry
                 LIMIT $3
                 """, binds: bindings)
