@@ -107,21 +107,36 @@ public struct PostgresEventStore: EventStore {
     /// held the writers' lock then; answers the rows up to the first hole that may still fill,
     /// and whether that hole was met for the first time.
     private func read(after id: Int64, limit: Int) async throws -> (events: [RecordedEvent], newHole: Bool) {
-        let rows = try await client.query(
-            """
-            SELECT s.snapshot, h.holders, e.id, e.time, e.kind, e.actor, e.subject, e.payload
-            FROM (SELECT pg_current_snapshot()::text AS snapshot) AS s
-            CROSS JOIN (
-                SELECT coalesce(string_agg(a.backend_xid::text, ','), '') AS holders
-                FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid
-                WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = \(unescaped: Self.writerLockKey)::oid
-                    AND l.objsubid = 1 AND l.granted AND a.backend_xid IS NOT NULL
-            ) AS h
-            LEFT JOIN LATERAL (
-                SELECT id, time, kind, actor, subject, payload FROM events WHERE id > \(id) ORDER BY id LIMIT \(limit)
-            ) AS e ON true
-            ORDER BY e.id
-            """, logger: logger)
+        // Taken before the statement is sent, so before its snapshot (`EventHoles.judge`).
+        let started = holes.ticket()
+        let rows = try await client.query(Self.readStatement(after: id, limit: limit), logger: logger)
+        return try await judge(rows, after: id, started: started)
+    }
+
+    /// The rows after `id` with the statement's snapshot and the writers' lock holders, read
+    /// after the snapshot (`pg_locks` is not versioned).
+    static func readStatement(after id: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT s.snapshot, h.holders, e.id, e.time, e.kind, e.actor, e.subject, e.payload
+        FROM (SELECT pg_current_snapshot()::text AS snapshot) AS s
+        CROSS JOIN (
+            SELECT coalesce(string_agg(a.backend_xid::text, ','), '') AS holders
+            FROM pg_locks AS l JOIN pg_stat_activity AS a ON a.pid = l.pid
+            WHERE l.locktype = 'advisory' AND l.classid = 0 AND l.objid = \(unescaped: Self.writerLockKey)::oid
+                AND l.objsubid = 1 AND l.granted AND a.backend_xid IS NOT NULL
+        ) AS h
+        LEFT JOIN LATERAL (
+            SELECT id, time, kind, actor, subject, payload FROM events WHERE id > \(id) ORDER BY id LIMIT \(limit)
+        ) AS e ON true
+        ORDER BY e.id
+        """
+    }
+
+    /// The answer of one read whose statement (`readStatement`) answered `rows`, sent after
+    /// `started` was taken.
+    func judge(_ rows: PostgresRowSequence, after id: Int64, started: UInt64) async throws -> (
+        events: [RecordedEvent], newHole: Bool
+    ) {
         var snapshotText = ""
         var holdersText = ""
         var found: [(id: Int64, event: RecordedEvent?)] = []
@@ -139,12 +154,12 @@ public struct PostgresEventStore: EventStore {
         }
         guard let snapshot = TransactionSnapshot(snapshotText) else { return ([], false) }
         let holders = Set(holdersText.split(separator: ",").compactMap { UInt32($0) })
-        let generation = holes.nextRead()
+        let read = EventHoles.Read(started: started, answered: holes.ticket(), snapshot: snapshot, holders: holders)
         var answer: [RecordedEvent] = []
         var expected = id + 1
         for (eventID, event) in found {
             if eventID != expected {
-                switch holes.judge(expected..<eventID, read: generation, snapshot: snapshot, holders: holders) {
+                switch holes.judge(expected..<eventID, in: read) {
                 case .passable: break
                 case .waiting: return (answer, false)
                 case .new: return (answer, true)
@@ -245,42 +260,65 @@ struct TransactionSnapshot: Sendable {
 /// The holes in the event ids that readers have met, each with the transactions that held the
 /// writers' lock when it was first seen: one of them may still commit an event into it. Shared
 /// by the readers of a process; bounded (a forgotten hole is only judged once more).
+///
+/// A hole is passed only in a read whose snapshot was taken after the holders were read. The
+/// reads of a process run at once (the notification worker, the tile caches, each stream…), so
+/// "later" is told by tickets: one taken before a read's statement is sent, one after its answer
+/// came. A hole's holders miss a transaction that committed into it between the snapshot and
+/// the lock's read; a read whose snapshot is older still sees that transaction running, not its
+/// event, and judging it by its answer's order rather than its start made it pass the hole and
+/// skip the event (scripts/multi-instance, once in about fifteen runs).
 final class EventHoles: Sendable {
     enum Judgement { case passable, waiting, new }
+
+    /// What a read brings to the judgement of a hole.
+    struct Read {
+        /// The ticket taken before its statement was sent: its snapshot is later than every
+        /// answer whose ticket is lower.
+        var started: UInt64
+        /// The ticket taken once its answer came: its holders were read before it.
+        var answered: UInt64
+        var snapshot: TransactionSnapshot
+        var holders: Set<UInt32>
+    }
+
     private struct Hole {
         var end: Int64
         var holders: Set<UInt32>
-        var seenInRead: UInt64
+        /// The `answered` ticket of the read that met it first.
+        var seenBefore: UInt64
         var passable = false
     }
-    private let state = Mutex<(reads: UInt64, holes: [Int64: Hole])>((0, [:]))
+    private let state = Mutex<(tickets: UInt64, holes: [Int64: Hole])>((0, [:]))
     static let capacity = 4_096
 
-    /// A number for a read, increasing: a hole's holders, read in one read, are judged against
-    /// the snapshot of a later one.
-    func nextRead() -> UInt64 {
+    /// The next ticket, increasing.
+    func ticket() -> UInt64 {
         state.withLock { state in
-            state.reads += 1
-            return state.reads
+            state.tickets += 1
+            return state.tickets
         }
     }
 
-    /// Whether a reader may move past the missing ids `range` in the read numbered `read`, whose
-    /// snapshot is `snapshot` and whose writers' lock holders are `holders`: yes once none of the
-    /// holders recorded when the hole was first met runs in a later read's snapshot (then a
-    /// holder that committed would show its event there; the hole was a rollback's).
-    func judge(_ range: Range<Int64>, read: UInt64, snapshot: TransactionSnapshot, holders: Set<UInt32>) -> Judgement {
+    /// Whether a reader may move past the missing ids `range` in `read`: yes once the read
+    /// started after the hole's holders were read and none of those holders runs in its
+    /// snapshot (then a holder that committed would show its event there: the hole was a
+    /// rollback's).
+    func judge(_ range: Range<Int64>, in read: Read) -> Judgement {
         state.withLock { state in
             if let hole = state.holes[range.lowerBound], hole.end == range.upperBound {
                 if hole.passable { return .passable }
-                guard hole.seenInRead < read, hole.holders.isDisjoint(with: snapshot.running) else { return .waiting }
+                guard hole.seenBefore < read.started, hole.holders.isDisjoint(with: read.snapshot.running) else {
+                    return .waiting
+                }
                 state.holes[range.lowerBound]?.passable = true
                 return .passable
             }
             if state.holes.count >= Self.capacity, let oldest = state.holes.keys.min() {
                 state.holes.removeValue(forKey: oldest)
             }
-            state.holes[range.lowerBound] = Hole(end: range.upperBound, holders: holders, seenInRead: read)
+            state.holes[range.lowerBound] = Hole(
+                end: range.upperBound, holders: read.holders, seenBefore: read.answered)
             return .new
         }
     }
