@@ -30,8 +30,12 @@ struct AccessLogMiddleware: RouterMiddleware {
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
+        // As text once: Hummingbird keeps the id it made as a number, written in hex again each
+        // time it is read (the `X-Request-Id` header, every log line of the request).
         if let incoming = request.headers[Self.requestIDHeader], Self.isWellFormedRequestID(incoming) {
             context.logger[metadataKey: "hb.request.id"] = .string(incoming)
+        } else {
+            context.logger[metadataKey: "hb.request.id"] = .string(context.id)
         }
         guard enabled else { return try await next(request, context) }
         let start = ContinuousClock.now
@@ -55,17 +59,25 @@ struct AccessLogMiddleware: RouterMiddleware {
         failed: Bool = false
     ) {
         let elapsed = ContinuousClock.now - start
-        var metadata: Logger.Metadata = [
-            "method": .string(request.method.rawValue),
-            "route": .string(Self.route(context.endpointPath)),
-            "status": .string(String(status)),
-            "duration_ms": .string(Self.milliseconds(elapsed)),
-            "bytes": .string(String(bytes)),
-            "client": .string(context.clientText),
+        // Sorted by key, as the line shows them.
+        var pairs: [(key: String, value: Logger.Metadata.Value)] = [
+            ("bytes", .string(String(bytes))),
+            ("client", .string(context.clientText)),
+            ("duration_ms", .string(Self.milliseconds(elapsed))),
         ]
-        if let query = request.uri.query, !query.isEmpty { metadata["query"] = .string(Self.redacted(query: query)) }
-        if failed { metadata["incomplete"] = "true" }
-        context.logger.info("request", metadata: metadata)
+        pairs.reserveCapacity(8)
+        if failed { pairs.append(("incomplete", "true")) }
+        pairs.append(("method", .string(request.method.rawValue)))
+        if let query = request.uri.query, !query.isEmpty {
+            pairs.append(("query", .string(Self.redacted(query: query))))
+        }
+        pairs.append(("route", .string(Self.route(context.endpointPath))))
+        pairs.append(("status", .string(String(status))))
+        if let handler = context.logger.handler as? ServiceLogHandler {
+            handler.log(level: .info, "request", sortedPairs: pairs, source: "BurgerMap")
+        } else {
+            context.logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: pairs))
+        }
     }
 
     /// The matched route pattern; `-` when no route matched.

@@ -73,6 +73,15 @@ struct PlaceLanguageTests {
             let missingName = try items(missing).first?["name"] as? String
             #expect(missingName == "Burger House")
 
+            // Only a parameter named `lang` counts; its value is percent-decoded; it may come first.
+            let other = try await client.send(.get, nearby + "&xlang=ko&flang=ja")
+            #expect(try items(other).first?["name"] as? String == "Burger House")
+            #expect(other.headers[.contentLanguage] == nil)
+            let encoded = try await client.send(.get, nearby + "&lang=j%61")
+            #expect(try items(encoded).first?["name"] as? String == "バーガーハウス")
+            let first = try await client.send(.get, "/v1/places/nearby?lang=ko&lat=37.5&lng=127.0")
+            #expect(try items(first).first?["name"] as? String == "버거 하우스")
+
             let geo = try await client.send(.get, nearby + "&lang=ko&format=geojson")
             let features = try #require(try json(geo)["features"] as? [[String: Any]])
             #expect((features.first?["properties"] as? [String: Any])?["name"] as? String == "버거 하우스")

@@ -64,12 +64,12 @@ struct ResponseCompressionTests {
         }
     }
 
-    @Test("Vary gets Accept-Encoding once: not when it names it in any case or spacing, or is *")
+    @Test("Vary gets Accept-Encoding or Accept-Language once: not when it names it in any case or spacing, or is *")
     func varyAddedOnce() {
-        func vary(_ values: [String]) -> [String] {
+        func vary(_ values: [String], adding name: String = "Accept-Encoding") -> [String] {
             var headers = HTTPFields()
             for value in values { headers.append(HTTPField(name: .vary, value: value)) }
-            ResponseCompressionMiddleware<AppRequestContext>.addVary(to: &headers)
+            headers.addVary(name)
             return headers[values: .vary]
         }
         #expect(vary([]) == ["Accept-Encoding"])
@@ -79,6 +79,12 @@ struct ResponseCompressionTests {
         #expect(
             vary(["Accept-Language", "Origin,  accept-encoding"]) == ["Accept-Language", "Origin,  accept-encoding"])
         #expect(vary(["Origin, *"]) == ["Origin, *"])
+        #expect(
+            vary(["Accept, Accept-Encoding"], adding: "Accept-Language") == [
+                "Accept, Accept-Encoding", "Accept-Language",
+            ])
+        #expect(vary(["Accept-Languages"], adding: "Accept-Language") == ["Accept-Languages", "Accept-Language"])
+        #expect(vary(["Accept,  ACCEPT-LANGUAGE"], adding: "Accept-Language") == ["Accept,  ACCEPT-LANGUAGE"])
     }
 
     @Test("text, JSON and YAML media types are compressible in any case, with parameters and spaces")

@@ -73,6 +73,25 @@ struct ServiceLogHandlerTests {
             ])
     }
 
+    @Test("pairs given sorted make the line swift-log's metadata makes, merged with the logger's, at its level")
+    func sortedPairs() throws {
+        let file = try LogFile()
+        var logger = file.logger()
+        logger[metadataKey: "hb.request.id"] = "abc123"
+        logger[metadataKey: "route"] = "/kept/by/the/line"
+        let pairs: [(key: String, value: Logger.Metadata.Value)] = [
+            ("bytes", "12"), ("client", "127.0.0.1"), ("method", "GET"), ("route", "/health"), ("status", "200"),
+        ]
+        let handler = try #require(logger.handler as? ServiceLogHandler)
+        handler.log(level: .info, "request", sortedPairs: pairs, source: "BurgerMap")
+        handler.log(level: .debug, "below the level", sortedPairs: pairs, source: "BurgerMap")
+        logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: pairs), source: "BurgerMap")
+        let line =
+            "2026-11-18T11:06:40+0000 info burgermap: bytes=12 client=127.0.0.1 hb.request.id=abc123 method=GET "
+            + "route=/health status=200 [BurgerMap] request"
+        #expect(file.lines == [line, line])
+    }
+
     @Test("lines from many tasks at once arrive whole, one per line")
     func concurrentLines() async throws {
         let file = try LogFile()
