@@ -77,6 +77,7 @@ public struct ServiceLogHandler: LogHandler {
         source: String
     ) {
         guard level >= logLevel else { return }
+        assert(zip(sortedPairs, sortedPairs.dropFirst()).allSatisfy { $0.key < $1.key }, "pairs sorted, keys once")
         if let provided = metadataProvider?.get(), !provided.isEmpty {
             var own = provided
             for pair in sortedPairs { own[pair.key] = pair.value }
