@@ -14,6 +14,7 @@ struct BenchCommand: AsyncParsableCommand {
             GeneratePlaces.self, NearbyBench.self, EnginesNearbyBench.self, PhotoBench.self, SamplePhoto.self,
             FeedBench.self, PostgresRoundTripBench.self, SearchBench.self, ClusterBench.self, BareRouteServer.self,
             NotificationBench.self, TileBench.self, ReplicaNearbyBench.self, OSMReadBench.self, NearbyPostGISBench.self,
+            MemoryLatencyProbe.self,
         ])
 }
 

@@ -146,6 +146,7 @@ func openNearbyBenchDatabase(places: Int, sideKm: Double, dataDir: String) async
         print("loaded: \(summary)")
         try? FileManager.default.removeItem(at: csv)
     }
+    try await database.benchmarkEmptyLog()
     return database
 }
 
