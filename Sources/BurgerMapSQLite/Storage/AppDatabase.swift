@@ -35,8 +35,8 @@ public final class AppDatabase: Sendable {
         }
         pool = try Self.openPool(path: path, configuration: configuration)
         try Self.checkWritable(pool, path: path)
-        try Self.migrator.migrate(pool)
         Self.backfillLeftoverLog(pool)
+        try Self.migrator.migrate(pool)
         // As many as the threads that run requests (Swift's cooperative pool: one per core).
         callingThreadReaders = CallingThreadReaders(
             path: path, configuration: configuration, limit: ProcessInfo.processInfo.activeProcessorCount)
@@ -81,7 +81,10 @@ public final class AppDatabase: Sendable {
     /// instead of 7,700 times a second (medians of 5 alternating runs, 2026-11-27). Copying that
     /// log of 550 MB took about a second; a log that is empty or already copied costs nothing.
     /// Best effort: a checkpoint that cannot run now (another process's, a full disk) is left to
-    /// the next write's.
+    /// the next write's. It runs before the migrations, so that it copies only what an earlier
+    /// process left: this process's own writes are copied by SQLite's automatic checkpoint, as
+    /// before (a log emptied here is written over from its start, in blocks the file system
+    /// already gave it).
     private static func backfillLeftoverLog(_ pool: DatabasePool) {
         pool.writeWithoutTransaction { db in _ = try? db.checkpoint(.passive) }
     }
