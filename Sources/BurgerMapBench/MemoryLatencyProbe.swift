@@ -34,7 +34,7 @@ struct MemoryLatencyProbe: ParsableCommand {
         for index in stride(from: count - 1, to: 0, by: -1) {
             next.swapAt(index, Int.random(in: 0..<index, using: &generator))
         }
-        let nanoseconds = next.withUnsafeBufferPointer { slots in
+        let (nanosecondsPerLoad, lastSlot) = next.withUnsafeBufferPointer { slots in
             var position = 0
             var loads = 0
             let start = DispatchTime.now().uptimeNanoseconds
@@ -48,7 +48,7 @@ struct MemoryLatencyProbe: ParsableCommand {
             // `position` is returned and read so that the walk cannot be optimised away.
             return (Double(now - start) / Double(loads), position)
         }
-        print(String(format: "%.1f", nanoseconds.0))
-        if nanoseconds.1 < 0 { print("unreachable") }
+        print(String(format: "%.1f", nanosecondsPerLoad))
+        if lastSlot < 0 { print("unreachable") }
     }
 }
