@@ -1,5 +1,4 @@
 import BurgerMapCore
-import Crypto
 import ExtrasBase64
 import Foundation
 
@@ -9,13 +8,13 @@ import Foundation
 /// also covers the list it belongs to (the route and its filters). A cursor edited by a client,
 /// or taken from another list or another query, fails the check and is `400 invalid_cursor`.
 public struct CursorCodec: Sendable {
-    /// An HMAC already keyed: each signature starts from a copy, so that the key's pads are
-    /// hashed once, not for every page.
-    private let keyedMAC: HMAC<SHA256>
+    /// An HMAC already keyed: each signature starts from copies of its keyed states, so that
+    /// the key's pads are hashed once, not for every page.
+    private let keyedMAC: KeyedSHA256MAC
 
     /// A codec whose cursors are signed with a key derived from the service secret.
     public init(secret: ServiceSecret) {
-        keyedMAC = HMAC<SHA256>(key: secret.derivedKey(purpose: "pagination-cursor"))
+        keyedMAC = KeyedSHA256MAC(key: secret.derivedKey(purpose: "pagination-cursor"))
     }
 
     /// Encodes a position of the list named by `scope`.
@@ -42,18 +41,16 @@ public struct CursorCodec: Sendable {
 
     /// The first 16 bytes of HMAC-SHA256(scope, 0, payload).
     ///
-    /// The three parts are joined and hashed in one `update`: three `update`s (each generic over
-    /// `DataProtocol`, the first one copying the keyed state) were about 1% of a nearby request's
-    /// CPU in a `perf` profile (2026-11-27).
+    /// The three parts are joined and hashed at once: three `update`s of swift-crypto's `HMAC`
+    /// (each generic over `DataProtocol`, the first one copying the keyed state) were about 1% of
+    /// a nearby request's CPU in a `perf` profile (2026-11-27).
     private func signature(_ payload: [UInt8], scope: String) -> [UInt8] {
         var message: [UInt8] = []
         message.reserveCapacity(scope.utf8.count + 1 + payload.count)
         message.append(contentsOf: scope.utf8)
         message.append(0)
         message.append(contentsOf: payload)
-        var mac = keyedMAC
-        message.withUnsafeBytes { mac.update(data: $0) }
-        return mac.finalize().withUnsafeBytes { Array($0.prefix(16)) }
+        return keyedMAC.code(message).withUnsafeBytes { Array($0.prefix(16)) }
     }
 
     private static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {

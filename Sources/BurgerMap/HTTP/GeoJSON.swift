@@ -140,7 +140,7 @@ extension Page where Item: GeoFeature {
         }
         var headers: HTTPFields = [.vary: "Accept"]
         if let nextCursor {
-            headers[HTTPField.Name("Link")!] = Self.nextLink(
+            headers[.link] = Self.nextLink(
                 path: request.uri.path, query: request.uri.query, cursor: nextCursor)
         }
         var writer = JSONWriter(capacity: 512 + items.count * 520)

@@ -44,7 +44,7 @@ struct ProblemMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             response = try problem.response(from: request, context: context)
         }
-        response.headers[.init("X-Request-Id")!] = context.id
+        response.headers[AccessLogMiddleware.requestIDHeader] = context.id
         return response
     }
 

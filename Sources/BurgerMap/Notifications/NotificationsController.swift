@@ -175,7 +175,7 @@ struct NotificationPage {
     func response(for request: Request) -> Response {
         var headers: HTTPFields = [:]
         if let nextCursor {
-            headers[HTTPField.Name("Link")!] = Page<NotificationView>.nextLink(
+            headers[.link] = Page<NotificationView>.nextLink(
                 path: request.uri.path, query: request.uri.query, cursor: nextCursor)
         }
         var writer = JSONWriter(capacity: 512 + items.count * 400)

@@ -119,7 +119,7 @@ extension OGCController {
         }
         var headers: HTTPFields = [.vary: "Accept"]
         if let next = links.nextHref {
-            headers[HTTPField.Name("Link")!] = "<\(next)>; rel=\"next\"; type=\"\(PlaceListFormat.geoJSONType)\""
+            headers[.link] = "<\(next)>; rel=\"next\"; type=\"\(PlaceListFormat.geoJSONType)\""
         }
         return format == .json ? writer.response(headers: headers) : writer.geoJSONResponse(headers: headers)
     }

@@ -81,8 +81,11 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     let router = Router(context: AppRequestContext.self, options: .autoGenerateHeadEndpoints)
     // The client first (the access log names it), then the access log, outside compression so
     // that it counts the bytes sent and the time compression takes; compression outside the
-    // problem middleware, so that problem documents are compressed too.
-    router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+    // problem middleware, so that problem documents are compressed too. Without trusted proxies
+    // the client is the socket peer, set with the context: no middleware for it.
+    if !dependencies.trustedProxies.networks.isEmpty {
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+    }
     router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
     router.add(middleware: ResponseCompressionMiddleware())
     let health = dependencies.stores.health

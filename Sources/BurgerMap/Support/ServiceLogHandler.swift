@@ -1,12 +1,5 @@
 import BurgerMapCore
 import Logging
-import Synchronization
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
 
 /// The service's log lines on standard error, in swift-log's `StreamLogHandler` layout:
 /// `2026-11-25T04:01:41+0000 info burgermap: key=value … [Source] message`, metadata sorted by
@@ -22,13 +15,16 @@ import Synchronization
 public struct ServiceLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadataProvider: Logger.MetadataProvider?
-    public var metadata: Logger.Metadata = [:] {
-        // Sorted here, rendered with each line: Hummingbird sets `hb.request.id` on every
-        // request's logger, and a request logs one line (rendering here too was 0.9% of a
-        // `/health` request's CPU, `perf`).
-        didSet { sortedMetadata = metadata.sorted { $0.key < $1.key } }
+    /// The logger's metadata, kept only as `sortedMetadata`.
+    public var metadata: Logger.Metadata {
+        get { Logger.Metadata(uniqueKeysWithValues: sortedMetadata) }
+        set { sortedMetadata = newValue.sorted { $0.key < $1.key } }
     }
-    /// `metadata` sorted by key.
+    /// The logger's metadata sorted by key, as each line renders it. Hummingbird sets
+    /// `hb.request.id` on every request's logger and the access log sets it again, so a key is
+    /// set in place here: through a dictionary, each set copied the parent logger's dictionary,
+    /// hashed the key and sorted the pairs again, 1.2 µs of every request (`perf`, 2026-11-28);
+    /// rendering the dictionary with each line instead was 0.9% of a `/health` request's CPU.
     private var sortedMetadata: [(key: String, value: Logger.Metadata.Value)] = []
     private let label: String
     private let output: LogOutput
@@ -45,14 +41,23 @@ public struct ServiceLogHandler: LogHandler {
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
+        get { sortedMetadata.first { $0.key == key }?.value }
+        set {
+            let index = sortedMetadata.firstIndex { $0.key >= key } ?? sortedMetadata.endIndex
+            let present = index < sortedMetadata.endIndex && sortedMetadata[index].key == key
+            switch (newValue, present) {
+            case (let value?, true): sortedMetadata[index].value = value
+            case (let value?, false): sortedMetadata.insert((key, value), at: index)
+            case (nil, true): sortedMetadata.remove(at: index)
+            case (nil, false): break
+            }
+        }
     }
 
     public func log(event: LogEvent) {
         let provided = metadataProvider?.get() ?? [:]
         guard !provided.isEmpty || !(event.metadata?.isEmpty ?? true) || event.error != nil else {
-            write(level: event.level, event.message.description, source: event.source, sortedPairs: [])
+            write(level: event.level, event.message.description, source: event.source, base: sortedMetadata) { _ in }
             return
         }
         // The line's own pairs, merged with the provider's (the line's win).
@@ -62,216 +67,134 @@ public struct ServiceLogHandler: LogHandler {
             own["error.message"] = "\(error)"
             own["error.type"] = "\(String(reflecting: type(of: error)))"
         }
-        write(
-            level: event.level, event.message.description, source: event.source,
-            sortedPairs: own.sorted { $0.key < $1.key })
+        let pairs = own.sorted { $0.key < $1.key }
+        write(level: event.level, event.message.description, source: event.source, base: sortedMetadata) { line in
+            for index in pairs.indices {
+                line.add(pairs[index].key) { Self.append(pairs[index].value, to: &$0) }
+            }
+        }
     }
 
-    /// Writes a line whose own pairs come already sorted by key, each key once: the line
-    /// `log(event:)` writes for the same pairs as metadata, without a dictionary made and sorted
-    /// for it. The access log writes one for every request, at `info` (through swift-log, making and
-    /// sorting the dictionary and the provider's check were about 2% of a nearby request's CPU
-    /// in a `perf` profile, 2026-11-27). Nothing is written below the handler's level.
+    /// Writes a line whose own fields `fields` adds in key order, each key once, straight into
+    /// the line's bytes: the line `log(event:)` writes for the same pairs as metadata, without a
+    /// dictionary, its sorting or a `String` for each value. The access log writes one for every
+    /// request, at `info` (through swift-log, the dictionary and the provider's check were about
+    /// 2% of a nearby request's CPU in a `perf` profile, 2026-11-27; a sorted array of pairs, each
+    /// value a `String`, still 3.6 µs of the line's 6.3, 2026-11-28). Nothing is written below the
+    /// handler's level, and `fields` is not called.
     public func log(
-        level: Logger.Level, _ message: String, sortedPairs: [(key: String, value: Logger.Metadata.Value)],
-        source: String
+        level: Logger.Level, _ message: String, source: String, fields: (inout LineWriter) -> Void
     ) {
         guard level >= logLevel else { return }
-        assert(zip(sortedPairs, sortedPairs.dropFirst()).allSatisfy { $0.key < $1.key }, "pairs sorted, keys once")
-        if let provided = metadataProvider?.get(), !provided.isEmpty {
-            var own = provided
-            for pair in sortedPairs { own[pair.key] = pair.value }
-            write(level: level, message, source: source, sortedPairs: own.sorted { $0.key < $1.key })
-        } else {
-            write(level: level, message, source: source, sortedPairs: sortedPairs)
+        guard let provided = metadataProvider?.get(), !provided.isEmpty else {
+            return write(level: level, message, source: source, base: sortedMetadata, fields: fields)
         }
+        // The provider's metadata over the logger's; the line's own fields over both.
+        let base = metadata.merging(provided) { _, provided in provided }.sorted { $0.key < $1.key }
+        write(level: level, message, source: source, base: base, fields: fields)
     }
 
-    /// The line: the logger's sorted metadata merged with `sortedPairs` (theirs win on a key).
+    /// The line: `base` (metadata sorted by key) merged with the fields `fields` adds (theirs win
+    /// on a key).
     private func write(
         level: Logger.Level, _ message: String, source: String,
-        sortedPairs: [(key: String, value: Logger.Metadata.Value)]
+        base: [(key: String, value: Logger.Metadata.Value)], fields: (inout LineWriter) -> Void
     ) {
-        var line: [UInt8] = []
-        line.reserveCapacity(320)
-        line.append(contentsOf: clock.timestamp())
-        line.append(0x20)
-        line.append(contentsOf: level.rawValue.utf8)
+        var writer = LineWriter(metadata: base)
+        writer.line.reserveCapacity(320)
+        writer.line.append(contentsOf: clock.timestamp())
+        writer.line.append(0x20)
+        writer.line.append(contentsOf: level.rawValue.utf8)
         if !label.isEmpty {
-            line.append(0x20)
-            line.append(contentsOf: label.utf8)
+            writer.line.append(0x20)
+            writer.line.append(contentsOf: label.utf8)
         }
-        line.append(0x3A)
-        var next = sortedMetadata.startIndex
-        for pair in sortedPairs {
-            while next < sortedMetadata.endIndex, sortedMetadata[next].key <= pair.key {
-                if sortedMetadata[next].key != pair.key {
-                    Self.render(CollectionOfOne(sortedMetadata[next]), into: &line)
-                }
-                next += 1
-            }
-            Self.render(CollectionOfOne(pair), into: &line)
-        }
-        Self.render(sortedMetadata[next...], into: &line)
-        line.append(contentsOf: " [".utf8)
-        line.append(contentsOf: source.utf8)
-        line.append(contentsOf: "] ".utf8)
-        line.append(contentsOf: message.utf8)
-        line.append(0x0A)
-        output.write(line)
+        writer.line.append(0x3A)
+        fields(&writer)
+        writer.addRemainingMetadata()
+        writer.line.append(contentsOf: " [".utf8)
+        writer.line.append(contentsOf: source.utf8)
+        writer.line.append(contentsOf: "] ".utf8)
+        writer.line.append(contentsOf: message.utf8)
+        writer.line.append(0x0A)
+        output.write(writer.line)
     }
 
-    /// ` key=value` for each pair (sorted by key), each after a space.
-    static func render(
-        _ pairs: some Collection<(key: String, value: Logger.Metadata.Value)>, into line: inout [UInt8]
-    ) {
-        for (key, value) in pairs {
+    /// A metadata value as swift-log prints it.
+    static func append(_ value: Logger.Metadata.Value, to line: inout [UInt8]) {
+        if case .string(let text) = value {
+            line.append(contentsOf: text.utf8)
+        } else {
+            line.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// The fields of a line being written, each ` key=value` after a space, merged by key with
+    /// the logger's metadata: before each field, the metadata whose keys sort before it.
+    public struct LineWriter: LogLineFields {
+        fileprivate var line: [UInt8] = []
+        private let metadata: [(key: String, value: Logger.Metadata.Value)]
+        private var next = 0
+
+        fileprivate init(metadata: [(key: String, value: Logger.Metadata.Value)]) {
+            self.metadata = metadata
+        }
+
+        /// Adds ` key=` and what `value` appends; `key` sorts after every key added before it.
+        public mutating func add(_ key: String, _ value: (inout [UInt8]) -> Void) {
+            while next < metadata.endIndex, metadata[next].key <= key {
+                if metadata[next].key != key { addMetadata(next) }
+                next += 1
+            }
+            Self.appendKey(key, to: &line)
+            value(&line)
+        }
+
+        fileprivate mutating func addRemainingMetadata() {
+            while next < metadata.endIndex {
+                addMetadata(next)
+                next += 1
+            }
+        }
+
+        private mutating func addMetadata(_ index: Int) {
+            Self.appendKey(metadata[index].key, to: &line)
+            ServiceLogHandler.append(metadata[index].value, to: &line)
+        }
+
+        private static func appendKey(_ key: String, to line: inout [UInt8]) {
             line.append(0x20)
             line.append(contentsOf: key.utf8)
             line.append(0x3D)
-            if case .string(let text) = value {
-                line.append(contentsOf: text.utf8)
-            } else {
-                line.append(contentsOf: value.description.utf8)
-            }
         }
     }
 }
 
-/// Where log lines go: a file descriptor, written in batches.
-///
-/// One writer at a time: a line that arrives while another is being written waits in memory and
-/// goes out with the next `write(2)`, so under load lines share system calls (one per line was
-/// 3.4% of a `/health` request's CPU, `perf`) and no line waits longer than the write before it.
-/// Lines keep their order and never interleave. The waiting lines are bounded
-/// (`pendingLimit`): while the output is blocked (a full pipe), lines beyond it are dropped and a
-/// line says how many once it moves again.
-public final class LogOutput: Sendable {
-    private struct State {
-        var pending: [UInt8] = []
-        var writing = false
-        var dropped = 0
-    }
+/// Where a log line's own fields go, added in key order, each key once: straight into the line's
+/// bytes (`ServiceLogHandler.LineWriter`), or into swift-log metadata for any other handler
+/// (`MetadataFields`). One function of a line's fields serves both.
+public protocol LogLineFields {
+    /// Adds the field `key`, its value what `value` appends (UTF-8).
+    mutating func add(_ key: String, _ value: (inout [UInt8]) -> Void)
+}
 
-    private let descriptor: Int32
-    private let pendingLimit: Int
-    private let state = Mutex(State())
+extension LogLineFields {
+    /// Adds the field `key` with the value `text`.
+    mutating func add(_ key: String, text: String) { add(key) { $0.append(contentsOf: text.utf8) } }
 
-    /// The process's standard error.
-    public static let standardError = LogOutput(descriptor: 2)
-
-    /// Writes to `descriptor`, which the caller keeps open, with at most `pendingLimit` bytes of
-    /// lines waiting (4 MiB by default).
-    public init(descriptor: Int32, pendingLimit: Int = 4 << 20) {
-        self.descriptor = descriptor
-        self.pendingLimit = pendingLimit
-    }
-
-    /// Whether a line is being written now (for tests).
-    var isWriting: Bool { state.withLock { $0.writing } }
-
-    func write(_ line: [UInt8]) {
-        var batch: [UInt8] = state.withLock { state in
-            guard !state.writing else {
-                if state.pending.count + line.count <= pendingLimit {
-                    state.pending.append(contentsOf: line)
-                } else {
-                    state.dropped += 1
-                }
-                return []
-            }
-            state.writing = true
-            return line
-        }
-        while !batch.isEmpty {
-            writeAll(batch)
-            batch.removeAll(keepingCapacity: true)
-            state.withLock { state in
-                swap(&batch, &state.pending)
-                if state.dropped > 0 {
-                    batch.append(contentsOf: "… \(state.dropped) log lines dropped: the output was blocked\n".utf8)
-                    state.dropped = 0
-                }
-                if batch.isEmpty { state.writing = false }
-            }
-        }
-    }
-
-    /// Writes all of `bytes` (retrying short writes and interruptions); what cannot be written is
-    /// dropped, as `StreamLogHandler` drops it.
-    private func writeAll(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written > 0 {
-                    offset += written
-                } else if written < 0 && errno == EINTR {
-                    continue
-                } else {
-                    return
-                }
-            }
-        }
+    /// Adds the field `key` with the decimal value `number`.
+    mutating func add(_ key: String, number: Int) {
+        add(key) { number < 0 ? $0.append(contentsOf: String(number).utf8) : $0.appendDecimal(UInt64(number)) }
     }
 }
 
-#if canImport(Glibc)
-    private let systemWrite = Glibc.write
-#else
-    private let systemWrite = Darwin.write
-#endif
+/// A line's fields as swift-log metadata, for a handler other than `ServiceLogHandler`.
+struct MetadataFields: LogLineFields {
+    var metadata: Logger.Metadata = [:]
 
-/// The log lines' timestamps: `2026-11-25T04:01:41+0000` (UTC), formatted once per second.
-public final class LogClock: Sendable {
-    private let now: @Sendable () -> Int
-    private let cache = Mutex<(second: Int, text: [UInt8])>((Int.min, []))
-
-    /// The system's clock.
-    public static let system = LogClock { Int(time(nil)) }
-
-    /// A clock that reads the seconds since 1970 from `now` (tests inject theirs).
-    public init(now: @escaping @Sendable () -> Int) {
-        self.now = now
-    }
-
-    func timestamp() -> [UInt8] {
-        let second = now()
-        return cache.withLock { cache in
-            if cache.second != second {
-                cache = (second, Self.formatted(second))
-            }
-            return cache.text
-        }
-    }
-
-    /// `YYYY-MM-DDTHH:MM:SS+0000` for seconds since 1970, UTC.
-    static func formatted(_ second: Int) -> [UInt8] {
-        var time = time_t(second)
-        var parts = tm()
-        guard gmtime_r(&time, &parts) != nil else { return Array("<unknown>".utf8) }
-        var text: [UInt8] = []
-        text.reserveCapacity(24)
-        func append(_ value: Int32, digits: Int) {
-            var divisor: Int32 = 1
-            for _ in 1..<digits { divisor *= 10 }
-            while divisor > 0 {
-                text.append(0x30 + UInt8((value / divisor) % 10))
-                divisor /= 10
-            }
-        }
-        append(parts.tm_year + 1900, digits: 4)
-        text.append(0x2D)
-        append(parts.tm_mon + 1, digits: 2)
-        text.append(0x2D)
-        append(parts.tm_mday, digits: 2)
-        text.append(0x54)
-        append(parts.tm_hour, digits: 2)
-        text.append(0x3A)
-        append(parts.tm_min, digits: 2)
-        text.append(0x3A)
-        append(parts.tm_sec, digits: 2)
-        text.append(contentsOf: "+0000".utf8)
-        return text
+    mutating func add(_ key: String, _ value: (inout [UInt8]) -> Void) {
+        var bytes: [UInt8] = []
+        value(&bytes)
+        metadata[key] = .string(String(decoding: bytes, as: UTF8.self))
     }
 }

@@ -40,7 +40,7 @@ struct AccessLogTests {
                 headers: [Self.requestID: String(repeating: "x", count: 65)])
             #expect(missing.status == .notFound)
             let generated = try #require(missing.headers[Self.requestID])
-            #expect(generated.count < 65 && !generated.isEmpty)
+            #expect(generated.count == 32 && generated.allSatisfy(\.isHexDigit))
             let head = try await client.execute(uri: "/health", method: .head)
 
             let lines = Self.accessLines(logs)
@@ -141,10 +141,34 @@ struct AccessLogTests {
         for bad in ["", "a b", "a\nb", "é", String(repeating: "a", count: 65), "a\"b"] {
             #expect(!AccessLogMiddleware.isWellFormedRequestID(bad), "\(bad)")
         }
-        #expect(AccessLogMiddleware.redacted(query: "limit=5&email=a%40b&x\"y=1&&sort") == "limit=5&email=*&x?y=*&sort")
+        #expect(Self.redacted("limit=5&email=a%40b&x\"y=1&&sort") == "limit=5&email=*&x?y=*&sort")
         let many = (0..<20).map { "p\($0)=1" }.joined(separator: "&")
-        #expect(AccessLogMiddleware.redacted(query: many).hasSuffix("&p11=*&…+8"))
-        #expect(AccessLogMiddleware.milliseconds(.microseconds(1234)) == "1.234")
-        #expect(AccessLogMiddleware.milliseconds(.microseconds(5)) == "0.005")
+        #expect(Self.redacted(many).hasSuffix("&p11=*&…+8"))
+        // Appended after what the line holds already.
+        var line = Array("x ".utf8)
+        AccessLogMiddleware.appendRedacted(query: "sort=new", to: &line)
+        #expect(String(decoding: line, as: UTF8.self) == "x sort=new")
+        // Made ids: 32 lowercase hex digits, the process's half, then a counter.
+        let first = RequestIDs.next()
+        let second = RequestIDs.next()
+        #expect(first.count == 32 && first.allSatisfy { $0.isHexDigit && !$0.isUppercase })
+        #expect(first.prefix(16) == second.prefix(16))
+        #expect(UInt64(second.suffix(16), radix: 16) == UInt64(first.suffix(16), radix: 16).map { $0 &+ 1 })
+        #expect(Self.milliseconds(.microseconds(1234)) == "1.234")
+        #expect(Self.milliseconds(.microseconds(5)) == "0.005")
+        #expect(Self.milliseconds(.microseconds(120_000_007)) == "120000.007")
+        #expect(Self.milliseconds(.microseconds(-3)) == "0.000")
+    }
+
+    private static func redacted(_ query: String) -> String {
+        var output: [UInt8] = []
+        AccessLogMiddleware.appendRedacted(query: query, to: &output)
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> String {
+        var text: [UInt8] = []
+        AccessLogMiddleware.appendMilliseconds(duration, to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -25,11 +25,11 @@ struct ServiceLogHandlerTests {
             try? FileManager.default.removeItem(at: url)
         }
 
-        func logger(label: String = "burgermap") -> Logger {
+        func logger(label: String = "burgermap", provider: Logger.MetadataProvider? = nil) -> Logger {
             let output = LogOutput(descriptor: handle.fileDescriptor)
             let clock = LogClock { [self] in self.second.withLock { $0 } }
             return Logger(label: label) {
-                ServiceLogHandler(label: $0, output: output, clock: clock, metadataProvider: nil)
+                ServiceLogHandler(label: $0, output: output, clock: clock, metadataProvider: provider)
             }
         }
 
@@ -73,23 +73,69 @@ struct ServiceLogHandlerTests {
             ])
     }
 
-    @Test("pairs given sorted make the line swift-log's metadata makes, merged with the logger's, at its level")
-    func sortedPairs() throws {
+    @Test("fields given in key order make the line swift-log's metadata makes, merged with the logger's, at its level")
+    func fieldsInKeyOrder() throws {
         let file = try LogFile()
         var logger = file.logger()
         logger[metadataKey: "hb.request.id"] = "abc123"
         logger[metadataKey: "route"] = "/kept/by/the/line"
+        logger[metadataKey: "zone"] = "last"
         let pairs: [(key: String, value: Logger.Metadata.Value)] = [
             ("bytes", "12"), ("client", "127.0.0.1"), ("method", "GET"), ("route", "/health"), ("status", "200"),
         ]
         let handler = try #require(logger.handler as? ServiceLogHandler)
-        handler.log(level: .info, "request", sortedPairs: pairs, source: "BurgerMap")
-        handler.log(level: .debug, "below the level", sortedPairs: pairs, source: "BurgerMap")
+        handler.log(level: .info, "request", source: "BurgerMap") { line in
+            line.add("bytes", number: 12)
+            line.add("client", text: "127.0.0.1")
+            line.add("method") { $0.append(contentsOf: "GET".utf8) }
+            line.add("route", text: "/health")
+            line.add("status", number: 200)
+        }
+        var called = false
+        handler.log(level: .debug, "below the level", source: "BurgerMap") { _ in called = true }
+        #expect(!called)
         logger.info("request", metadata: Logger.Metadata(uniqueKeysWithValues: pairs), source: "BurgerMap")
         let line =
             "2026-11-18T11:06:40+0000 info burgermap: bytes=12 client=127.0.0.1 hb.request.id=abc123 method=GET "
-            + "route=/health status=200 [BurgerMap] request"
+            + "route=/health status=200 zone=last [BurgerMap] request"
         #expect(file.lines == [line, line])
+    }
+
+    @Test("metadata set, replaced and removed by key, or set whole, renders sorted")
+    func metadataByKey() throws {
+        let file = try LogFile()
+        var logger = file.logger(label: "")
+        logger[metadataKey: "m"] = "1"
+        logger[metadataKey: "a"] = "2"
+        logger[metadataKey: "z"] = "3"
+        logger[metadataKey: "m"] = "4"
+        logger[metadataKey: "a"] = nil
+        logger[metadataKey: "absent"] = nil
+        #expect(logger[metadataKey: "m"] == "4")
+        #expect(logger[metadataKey: "a"] == nil)
+        logger.notice("by key")
+        logger.handler.metadata = ["b": "5", "a": "6"]
+        #expect(logger.handler.metadata == ["a": "6", "b": "5"])
+        logger.notice("whole")
+        #expect(
+            file.lines == [
+                "2026-11-18T11:06:40+0000 notice: m=4 z=3 [BurgerMapTests] by key",
+                "2026-11-18T11:06:40+0000 notice: a=6 b=5 [BurgerMapTests] whole",
+            ])
+    }
+
+    @Test("a metadata provider's values stand between the logger's and the line's own fields")
+    func providedMetadata() throws {
+        let file = try LogFile()
+        var logger = file.logger(provider: Logger.MetadataProvider { ["trace": "t1", "status": "provided"] })
+        logger[metadataKey: "trace"] = "logger's"
+        let handler = try #require(logger.handler as? ServiceLogHandler)
+        handler.log(level: .info, "request", source: "BurgerMap") { line in
+            line.add("bytes", number: 3)
+            line.add("status", number: 200)
+        }
+        #expect(
+            file.lines == ["2026-11-18T11:06:40+0000 info burgermap: bytes=3 status=200 trace=t1 [BurgerMap] request"])
     }
 
     @Test("lines from many tasks at once arrive whole, one per line")
