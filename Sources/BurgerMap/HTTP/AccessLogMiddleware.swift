@@ -171,19 +171,10 @@ enum RequestIDs {
 
     /// The next id.
     static func next() -> String {
-        let count = counter.wrappingAdd(1, ordering: .relaxed).oldValue
-        let half = processHalf
-        return String(unsafeUninitializedCapacity: 32) { text in
-            for index in 0..<16 {
-                text[index] = hexDigit(half >> (60 - 4 * index))
-                text[16 + index] = hexDigit(count >> (60 - 4 * index))
-            }
-            return 32
-        }
-    }
-
-    private static func hexDigit(_ value: UInt64) -> UInt8 {
-        let digit = UInt8(value & 15)
-        return digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
+        var text: [UInt8] = []
+        text.reserveCapacity(32)
+        text.appendHex(processHalf, digits: 16)
+        text.appendHex(counter.wrappingAdd(1, ordering: .relaxed).oldValue, digits: 16)
+        return String(decoding: text, as: UTF8.self)
     }
 }

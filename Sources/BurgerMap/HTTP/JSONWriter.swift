@@ -119,10 +119,8 @@ struct JSONWriter {
         case 0x0D: bytes.append(UInt8(ascii: "r"))
         case 0x09: bytes.append(UInt8(ascii: "t"))
         default:
-            let hex = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 15)])
+            bytes.append(UInt8(ascii: "u"))
+            bytes.appendHex(UInt64(byte), digits: 4)
         }
     }
 

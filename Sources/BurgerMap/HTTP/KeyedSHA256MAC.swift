@@ -36,16 +36,11 @@ struct KeyedSHA256MAC: Sendable {
     }
 
     /// HMAC-SHA256 of `message` under the key.
-    func code(_ message: UnsafeRawBufferPointer) -> SHA256.Digest {
+    func code(_ message: [UInt8]) -> SHA256.Digest {
         var inner = self.inner
-        inner.update(bufferPointer: message)
+        message.withUnsafeBytes { inner.update(bufferPointer: $0) }
         var outer = self.outer
         inner.finalize().withUnsafeBytes { outer.update(bufferPointer: $0) }
         return outer.finalize()
-    }
-
-    /// HMAC-SHA256 of `message` under the key.
-    func code(_ message: [UInt8]) -> SHA256.Digest {
-        message.withUnsafeBytes { code($0) }
     }
 }

@@ -106,9 +106,6 @@ enum LinkTarget {
                 || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
                 || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
         }
-        func hexDigit(_ value: UInt8) -> UInt8 {
-            value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "A") + value - 10
-        }
         var index = text.startIndex
         while index != text.endIndex {
             let byte = text[index]
@@ -125,8 +122,7 @@ enum LinkTarget {
                 bytes.append(byte)
             default:
                 bytes.append(UInt8(ascii: "%"))
-                bytes.append(hexDigit(byte >> 4))
-                bytes.append(hexDigit(byte & 15))
+                bytes.appendHex(UInt64(byte), digits: 2, uppercase: true)
             }
         }
     }

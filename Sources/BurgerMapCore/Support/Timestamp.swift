@@ -82,6 +82,16 @@ extension [UInt8] {
             append(contentsOf: digits[start...])
         }
     }
+
+    /// Appends the low `digits` hex digits of `number`, zero-padded (request ids, percent and
+    /// `\u` escapes).
+    package mutating func appendHex(_ number: UInt64, digits: Int, uppercase: Bool = false) {
+        let letters = uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")
+        for shift in stride(from: 4 * (digits - 1), through: 0, by: -4) {
+            let digit = UInt8((number >> UInt64(shift)) & 15)
+            append(digit < 10 ? UInt8(ascii: "0") + digit : letters + digit - 10)
+        }
+    }
 }
 
 /// Where the service reads the time. The service reads the system clock; a test runs requests

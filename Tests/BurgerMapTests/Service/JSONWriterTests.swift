@@ -40,6 +40,28 @@ struct JSONWriterTests {
         #expect(try parsed(written { $0.value(nil as String?) }) is NSNull)
     }
 
+    @Test("digits written in place: decimal and hex, zero-padded, as String would write them")
+    func digitsInPlace() {
+        var random = SeededGenerator(seed: 16)
+        for _ in 0..<200 {
+            let number = UInt64.random(in: 0...UInt64.max, using: &random) >> UInt64.random(in: 0...63, using: &random)
+            var decimal: [UInt8] = []
+            decimal.appendDecimal(number, minimumWidth: 3)
+            let plain = String(number)
+            #expect(
+                String(decoding: decimal, as: UTF8.self) == String(repeating: "0", count: max(0, 3 - plain.count))
+                    + plain)
+            var hex: [UInt8] = []
+            hex.appendHex(number, digits: 16)
+            let radix = String(number, radix: 16)
+            #expect(String(decoding: hex, as: UTF8.self) == String(repeating: "0", count: 16 - radix.count) + radix)
+        }
+        var escape = Array("%".utf8)
+        escape.appendHex(0xE9, digits: 2, uppercase: true)
+        escape.appendHex(0x1F, digits: 4)
+        #expect(String(decoding: escape, as: UTF8.self) == "%E9001f")
+    }
+
     @Test("integers, rounded decimals and moments read back as written")
     func numbersAndTimes() throws {
         for number in [0, 7, -7, 1_000_000, Int64.max, Int64.min + 1] {
