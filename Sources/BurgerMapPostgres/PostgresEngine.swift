@@ -15,9 +15,6 @@ public final class PostgresEngine: Service, Sendable {
     /// The schema the tables live in (`nil`: the user's default `search_path`).
     public let schema: String?
     public let client: PostgresClient
-    /// The pool's size: every connection is opened when the pool starts, and kept
-    /// (`PostgresPool`).
-    public let maximumConnections: Int
     public let places: PostgresPlaceStore
     public let accounts: PostgresAccountStore
     public let photos: PostgresPhotoStore
@@ -44,13 +41,12 @@ public final class PostgresEngine: Service, Sendable {
     let logger: Logger
 
     private init(
-        url: PostgresDatabaseURL, schema: String?, client: PostgresClient, maximumConnections: Int,
+        url: PostgresDatabaseURL, schema: String?, client: PostgresClient,
         probeConfiguration: PostgresConnection.Configuration, replicas: PostgresReplicaOptions?, logger: Logger
     ) {
         self.url = url
         self.schema = schema
         self.client = client
-        self.maximumConnections = maximumConnections
         self.logger = logger
         let events = PostgresEventStore(
             client: client, connectionConfiguration: probeConfiguration, schema: schema, logger: logger)
@@ -123,12 +119,15 @@ public final class PostgresEngine: Service, Sendable {
             throw error
         }
 
-        let configuration = PostgresPool.configuration(
-            url: url, schema: schema, startup: startup, maximumConnections: maximumConnections)
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: .disable)
+        configuration.options.additionalStartupParameters = startup
+        configuration.options.maximumConnections = maximumConnections
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         return PostgresEngine(
-            url: url, schema: schema, client: client, maximumConnections: maximumConnections,
-            probeConfiguration: connectionConfiguration, replicas: replicas, logger: logger)
+            url: url, schema: schema, client: client, probeConfiguration: connectionConfiguration,
+            replicas: replicas, logger: logger)
     }
 
     /// Runs the pool (and the replicas' pools and monitors) until the task is cancelled or the
@@ -136,9 +135,6 @@ public final class PostgresEngine: Service, Sendable {
     public func run() async throws {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.client.run() }
-            group.addTask {
-                await PostgresPool.keepAlive(self.client, connections: self.maximumConnections, logger: self.logger)
-            }
             group.addTask { await self.health.monitor() }
             if let replicas = self.replicas { group.addTask { await replicas.run() } }
         }

@@ -65,10 +65,6 @@ public final class PostgresReplicas: ReplicaSet {
         await withDiscardingTaskGroup { group in
             for replica in replicas {
                 group.addTask { await replica.client.run() }
-                group.addTask {
-                    await PostgresPool.keepAlive(
-                        replica.client, connections: replica.maximumConnections, logger: replica.logger)
-                }
                 group.addTask { await replica.monitor.run(every: self.checkInterval) }
             }
         }
@@ -81,11 +77,8 @@ public final class PostgresReplica: ReadReplica {
     public let index: Int
     public let url: PostgresDatabaseURL
     let client: PostgresClient
-    /// The pool's size, all of it kept open (`PostgresPool`).
-    let maximumConnections: Int
     let reads: LagTolerantReads
     let monitor: PostgresReplicaMonitor
-    let logger: Logger
 
     init(
         index: Int, url: PostgresDatabaseURL, schema: String?, maximumLag: Duration, maximumConnections: Int,
@@ -93,18 +86,18 @@ public final class PostgresReplica: ReadReplica {
     ) {
         self.index = index
         self.url = url
-        self.logger = logger
         // The primary's search_path, and sessions that refuse writes even on a server that is
         // not a standby (a URL that names the primary by mistake).
         let startup =
             (schema.map { [("search_path", "\($0), public")] } ?? []) + [
                 ("default_transaction_read_only", "on")
             ]
-        self.maximumConnections = maximumConnections
-        client = PostgresClient(
-            configuration: PostgresPool.configuration(
-                url: url, schema: schema, startup: startup, maximumConnections: maximumConnections),
-            backgroundLogger: logger)
+        var configuration = PostgresClient.Configuration(
+            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
+            tls: .disable)
+        configuration.options.additionalStartupParameters = startup
+        configuration.options.maximumConnections = maximumConnections
+        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         // The stores' `events` is the primary's: only their writes use it, and a replica's
         // stores are reached through `LagTolerantReads`, which has none.
         reads = LagTolerantReads(
