@@ -28,7 +28,7 @@ func withBenchPostgres(
 /// Copies the SQLite benchmark places (ids, names, positions, address parts and the folded
 /// search columns) into PostgreSQL unless it has them, so that both engines hold the same rows.
 func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, count: Int, logger: Logger) async throws {
-    let stored = try await engine.client.query("SELECT count(*) FROM places")
+    let stored = try await engine.pool.query("SELECT count(*) FROM places", logger: logger)
     for try await stored in stored.decode(Int64.self) where stored == count { return }
     let columns = [
         "id", "name", "lat", "lng", "address", "city", "country", "created_at", "search_name", "search_address", "cell",
@@ -49,7 +49,7 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
         }
     }
     let begin = DispatchTime.now().uptimeNanoseconds
-    try await engine.client.withConnection { connection in
+    try await engine.pool.withConnection { connection in
         try await connection.query("TRUNCATE places CASCADE", logger: logger)
         try await connection.copyFrom(table: "places", columns: columns + ["updated_at"], logger: logger) { writer in
             var buffer = ByteBuffer()
@@ -67,7 +67,7 @@ func copyBenchPlaces(from database: AppDatabase, into engine: PostgresEngine, co
         try await connection.query("ANALYZE places", logger: logger)
     }
     try await engine.places.rebuildPlaceCells()
-    try await engine.client.withConnection { connection in
+    try await engine.pool.withConnection { connection in
         try await PostgresSearchPairs(connection: connection, logger: logger).rebuild()
         for table in ["places", "place_cells", "place_search_pairs"] {
             try await vacuumUntilAllVisible(table, on: connection, logger: logger)

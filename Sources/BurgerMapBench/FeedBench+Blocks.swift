@@ -70,14 +70,14 @@ extension FeedBench {
             feed: { _ = try await stores.feed.feed(of: Self.reader, after: nil, limit: 20) },
             place: { _ = try await stores.reviews.reviews(.place(1), after: nil, limit: 20, viewer: Self.reader) },
             setBlocks: { active in
-                try await engine.client.query("DELETE FROM blocks WHERE blocker_id = \(Self.reader)", logger: logger)
+                try await engine.pool.query("DELETE FROM blocks WHERE blocker_id = \(Self.reader)", logger: logger)
                 guard active else { return }
-                try await engine.client.query(
+                try await engine.pool.query(
                     """
                     INSERT INTO blocks (blocker_id, blocked_id, created_at)
                     SELECT \(Self.reader), g, 0 FROM generate_series(\(first), \(last)) AS g
                     """, logger: logger)
-                try await engine.client.query("ANALYZE blocks", logger: logger)
+                try await engine.pool.query("ANALYZE blocks", logger: logger)
             })
     }
 }

@@ -28,13 +28,13 @@ extension FeedBench {
     /// Seeds the tables unless they hold this many reviews; one connection, so that `setseed`
     /// makes `random()` repeatable.
     func fillPostgres(_ engine: PostgresEngine, logger: Logger) async throws {
-        let stored = try await engine.client.query("SELECT count(*) FROM reviews", logger: logger)
+        let stored = try await engine.pool.query("SELECT count(*) FROM reviews", logger: logger)
         for try await count in stored.decode(Int64.self) where count == reviews { return }
         let start = Date()
         let (users, reviews, follows) = (Int64(users), Int64(reviews), Int64(follows))
         let year: Int64 = 365 * 24 * 3600 * 1000
         let origin: Int64 = 1_767_225_600_000
-        try await engine.client.withConnection { connection in
+        try await engine.pool.withConnection { connection in
             let statements: [PostgresQuery] = [
                 "TRUNCATE users, places RESTART IDENTITY CASCADE",
                 "SELECT setseed(0.11)",
@@ -119,7 +119,7 @@ extension FeedBench {
         var lines: [String] = []
         for _ in 0..<3 {
             lines = []
-            for try await line in try await engine.client.query(query, logger: logger).decode(String.self) {
+            for try await line in try await engine.pool.query(query, logger: logger).decode(String.self) {
                 lines.append(line)
             }
         }

@@ -9,7 +9,7 @@ import PostgresNIO
 
 /// `nearby-postgis`: the PostgreSQL engine's nearby search against the fastest exact forms of the
 /// same query that PostGIS offers, on the same places, same server, same run, over the same kind
-/// of connection (a `PostgresClient`, prepared statements). The baseline has a copy of the places
+/// of connection (a `PostgresPool`, prepared statements). The baseline has a copy of the places
 /// of its own (`postgis_nearby`, the same columns) with the GiST indexes it needs:
 /// - `geography`: `ST_DWithin(geog, point, radius, false)` (the sphere) and `ORDER BY geog <->
 ///   point`, a KNN walk of a geography GiST index;
@@ -53,10 +53,10 @@ struct NearbyPostGISBench: AsyncParsableCommand {
         let logger = quiet
         try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(text), logger: logger) { engine in
             try await copyBenchPlaces(from: database, into: engine, count: places, logger: logger)
-            try await Self.makeBaselineTable(engine.client, count: places, logger: logger)
+            try await Self.makeBaselineTable(engine.pool, count: places, logger: logger)
             var generator = SeededGenerator(seed: 7)
             let points = (0..<queries).map { _ in area.randomPoint(using: &generator) }
-            let client = engine.client
+            let pool = engine.pool
             let radius = radius
             let contenders: [(name: String, page: @Sendable (Double, Double) async throws -> [NearbyPlace])] = [
                 (
@@ -71,13 +71,15 @@ struct NearbyPostGISBench: AsyncParsableCommand {
                     "geography",
                     { lat, lng in
                         try await Self.rows(
-                            client.execute(GeographyNearest(point: EWKBPoint(lng: lng, lat: lat), radius: radius)))
+                            pool.execute(
+                                GeographyNearest(point: EWKBPoint(lng: lng, lat: lat), radius: radius), logger: logger))
                     }
                 ),
                 (
                     "geometry box",
                     { lat, lng in
-                        try await Self.rows(client.execute(GeometryBoxNearest(lat: lat, lng: lng, radius: radius)))
+                        try await Self.rows(
+                            pool.execute(GeometryBoxNearest(lat: lat, lng: lng, radius: radius), logger: logger))
                     }
                 ),
             ]
@@ -133,7 +135,7 @@ struct NearbyPostGISBench: AsyncParsableCommand {
         }
     }
 
-    static func rows(_ rows: AsyncThrowingMapSequence<PostgresRowSequence, NearbyPlace>) async throws -> [NearbyPlace] {
+    static func rows(_ rows: some AsyncSequence<NearbyPlace, any Error>) async throws -> [NearbyPlace] {
         var places: [NearbyPlace] = []
         for try await place in rows { places.append(place) }
         return places
@@ -141,14 +143,14 @@ struct NearbyPostGISBench: AsyncParsableCommand {
 
     /// `postgis_nearby`: the places' columns with a geography and a geometry point, each with its
     /// GiST index; made again when the number of rows differs from `count`.
-    static func makeBaselineTable(_ client: PostgresClient, count: Int, logger: Logger) async throws {
-        let exists = try await client.query("SELECT to_regclass('postgis_nearby') IS NOT NULL", logger: logger)
+    static func makeBaselineTable(_ pool: PostgresPool, count: Int, logger: Logger) async throws {
+        let exists = try await pool.query("SELECT to_regclass('postgis_nearby') IS NOT NULL", logger: logger)
         for try await exists in exists.decode(Bool.self) where exists {
-            let stored = try await client.query("SELECT count(*) FROM postgis_nearby", logger: logger)
+            let stored = try await pool.query("SELECT count(*) FROM postgis_nearby", logger: logger)
             for try await stored in stored.decode(Int64.self) where stored == count { return }
         }
         let begin = DispatchTime.now().uptimeNanoseconds
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             for statement in [
                 "DROP TABLE IF EXISTS postgis_nearby",
                 """

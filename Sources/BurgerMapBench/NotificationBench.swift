@@ -50,11 +50,11 @@ struct NotificationBench: AsyncParsableCommand {
             quiet.logLevel = .warning
             let logger = quiet
             try await PostgresEngine.withEngine(url: try PostgresDatabaseURL(text), logger: logger) { engine in
-                let stored = try await engine.client.query("SELECT count(*) FROM notification_groups", logger: logger)
+                let stored = try await engine.pool.query("SELECT count(*) FROM notification_groups", logger: logger)
                 var seeded: Int64 = 0
                 for try await value in stored.decode(Int64.self) { seeded = value }
                 if seeded != count {
-                    try await engine.client.withConnection { connection in
+                    try await engine.pool.withConnection { connection in
                         try await connection.query(
                             "TRUNCATE users, places RESTART IDENTITY CASCADE", logger: logger)
                         for statement in Self.statements(count: count, series: Self.postgresSeries) {

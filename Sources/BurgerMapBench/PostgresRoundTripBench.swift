@@ -40,10 +40,10 @@ struct PostgresRoundTripBench: AsyncParsableCommand {
                 let block = points[start..<min(points.count, start + 50)]
                 for _ in block where !nearbyOnly {
                     try await timed("pool SELECT 1") {
-                        for try await _ in try await engine.client.query("SELECT 1", logger: logger) {}
+                        for try await _ in try await engine.pool.query("SELECT 1", logger: logger) {}
                     }
                 }
-                let held = try await engine.client.withConnection { connection in
+                let held = try await engine.pool.withConnection { connection in
                     var held: [Double] = []
                     for _ in block where !nearbyOnly {
                         let begin = DispatchTime.now().uptimeNanoseconds

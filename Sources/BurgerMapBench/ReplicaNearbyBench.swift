@@ -118,7 +118,7 @@ struct ReplicaNearbyBench: AsyncParsableCommand {
     static func caughtUpReplicas(_ engine: PostgresEngine) async throws -> PostgresReplicas {
         guard let replicas = engine.replicas else { throw ValidationError("no replica") }
         var lsn = ""
-        for try await text in try await engine.client.query("SELECT pg_current_wal_insert_lsn()::text").decode(
+        for try await text in try await engine.pool.query("SELECT pg_current_wal_insert_lsn()::text").decode(
             String.self)
         {
             lsn = text

@@ -1,4 +1,6 @@
 import BurgerMapCore
+import BurgerMapPostgres
+import Logging
 import PostgresNIO
 
 /// The baseline of the tile benchmark: the SQL a PostGIS user would write for a tile with the
@@ -12,7 +14,8 @@ import PostgresNIO
 /// 1,000,000 at zoom 0). `withCells` is given what the service has: the `place_cells` rows,
 /// taken for the cells that have one, the places grouped only in the others.
 struct PostGISTiles: Sendable {
-    let client: PostgresClient
+    let pool: PostgresPool
+    let logger = Logger(label: "burgermap-bench.postgis-tiles")
 
     func plain(address: TileAddress) async throws -> [UInt8] {
         let range = PlaceCells.range(of: address.cell.cell, at: address.z)
@@ -25,7 +28,7 @@ struct PostGISTiles: Sendable {
 
     /// A prepared `SELECT 1` through the same pool: one round trip and nothing else.
     func selectOne() async throws {
-        for try await _ in try await client.execute(SelectOne()) {}
+        for try await _ in try await pool.execute(SelectOne(), logger: logger) {}
     }
 
     /// Prints the plans PostgreSQL runs for the plain form at `low` and the form with cells at
@@ -41,8 +44,8 @@ struct PostGISTiles: Sendable {
         ]
         for (title, sql, bindings) in plans {
             print("plan of the PostGIS statement, \(title):")
-            let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, COSTS OFF) " + sql, binds: bindings))
+            let rows = try await pool.query(
+                PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, COSTS OFF) " + sql, binds: bindings), logger: logger)
             for try await line in rows.decode(String.self) { print("  " + line) }
         }
     }
@@ -50,7 +53,9 @@ struct PostGISTiles: Sendable {
     private func run<Statement: PostgresPreparedStatement>(_ statement: Statement) async throws -> [UInt8]
     where Statement.Row == ByteBuffer {
         var bytes: [UInt8] = []
-        for try await buffer in try await client.execute(statement) { bytes = Array(buffer.readableBytesView) }
+        for try await buffer in try await pool.execute(statement, logger: logger) {
+            bytes = Array(buffer.readableBytesView)
+        }
         return bytes
     }
 

@@ -42,7 +42,7 @@ struct TileBench: AsyncParsableCommand {
         guard engines else { return try await measure(database, [sqlite]) }
         try await withBenchPostgres(copying: database, count: places) { engine in
             let postgres: any PlaceStore = engine.places
-            let baseline = PostGISTiles(client: engine.client)
+            let baseline = PostGISTiles(pool: engine.pool)
             try await measure(
                 database,
                 [

@@ -101,7 +101,7 @@ struct NearestCandidate: Sendable {
     typealias Read = (candidate: NearestCandidate?, distance: Double)
 
     /// The rows of a candidate statement, as read.
-    typealias Rows = AsyncThrowingMapSequence<PostgresRowSequence, Read>
+    typealias Rows = PooledRows<AsyncThrowingMapSequence<PostgresRowSequence, Read>>
 
     /// A candidate row's planar distance from the walk's target, and the candidate when it
     /// qualifies and, with `openAt`, is open then (`OpenNow`, in Swift, the one rule of both

@@ -40,7 +40,7 @@ extension PostgresAccountStore {
             for statement in Self.accountDeletion {
                 try await connection.query(PostgresQuery(unsafeSQL: statement, binds: Self.binds(id)), logger: logger)
             }
-            let reviews = PostgresReviewStore(client: client, logger: logger, events: events)
+            let reviews = PostgresReviewStore(pool: pool, logger: logger, events: events)
             for place in places { try await reviews.refreshPlaceStats(placeID: place, on: connection) }
             try await PostgresEventStore.record(
                 DomainEvent(.accountDeleted, actor: id, subject: id), at: .now(), on: connection, logger: logger)

@@ -7,7 +7,7 @@ import PostgresNIO
 extension PostgresAccountStore {
     /// Starts a login with its first refresh token.
     public func startLogin(userID: Int64, tokenHash: [UInt8], expiresAt: Timestamp, at time: Timestamp) async throws {
-        try await client.transaction(logger: logger) { connection in
+        try await pool.transaction(logger: logger) { connection in
             let rows = try await connection.query(
                 "INSERT INTO login_sessions (user_id, created_at) VALUES (\(userID), \(time.milliseconds)) RETURNING id",
                 logger: logger)
@@ -21,7 +21,7 @@ extension PostgresAccountStore {
     /// The user of a refresh token that is still good, without using it (see
     /// `AccountStore.refreshTokenUser`).
     public func refreshTokenUser(_ tokenHash: [UInt8], at time: Timestamp) async throws -> Int64? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT s.user_id FROM refresh_tokens AS t JOIN login_sessions AS s ON s.id = t.session_id
             WHERE t.token_hash = \(Data(tokenHash)) AND t.used_at IS NULL AND t.expires_at > \(time.milliseconds)
@@ -41,7 +41,7 @@ extension PostgresAccountStore {
     public func rotateRefreshToken(
         _ tokenHash: [UInt8], to newHash: [UInt8], expiresAt: Timestamp, grace: Duration, at time: Timestamp
     ) async throws -> RefreshOutcome {
-        try await client.transaction(logger: logger) { connection -> RefreshOutcome in
+        try await pool.transaction(logger: logger) { connection -> RefreshOutcome in
             let rows = try await connection.query(
                 """
                 SELECT t.id, t.session_id, t.expires_at, t.used_at, s.user_id, s.revoked_at
@@ -76,7 +76,7 @@ extension PostgresAccountStore {
     /// Ends the login that a refresh token belongs to, if it is `userID`'s. Returns whether the
     /// token was one of theirs (ending an already ended login counts). One statement.
     public func endLogin(tokenHash: [UInt8], userID: Int64, at time: Timestamp) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             UPDATE login_sessions SET revoked_at = coalesce(revoked_at, \(time.milliseconds))
             WHERE id = (

@@ -9,7 +9,7 @@ import PostgresNIO
 /// decide races between registrations. Logins and refresh tokens are in
 /// PostgresAccountStore+Logins.swift.
 public struct PostgresAccountStore: AccountStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -29,7 +29,7 @@ public struct PostgresAccountStore: AccountStore {
     }
 
     /// Every user a query that selects `userColumns` returns, in its order.
-    static func users(_ rows: PostgresRowSequence) async throws -> [User] {
+    static func users(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [User] {
         var users: [User] = []
         for try await row in rows {
             users.append(try user(row.makeRandomAccess()))
@@ -51,13 +51,13 @@ public struct PostgresAccountStore: AccountStore {
     public func accountExists(email: String?, nickname: String?) async throws -> AccountConflict? {
         if let email,
             try await exists(
-                client.query("SELECT 1 FROM users WHERE email_key = \(AccountRules.key(email))", logger: logger))
+                pool.query("SELECT 1 FROM users WHERE email_key = \(AccountRules.key(email))", logger: logger))
         {
             return .email
         }
         if let nickname,
             try await exists(
-                client.query(
+                pool.query(
                     "SELECT 1 FROM users WHERE nickname_key = \(AccountRules.key(nickname))", logger: logger))
         {
             return .nickname
@@ -66,7 +66,7 @@ public struct PostgresAccountStore: AccountStore {
     }
 
     /// Whether a query returned a row.
-    private func exists(_ rows: PostgresRowSequence) async throws -> Bool {
+    private func exists(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Bool {
         for try await _ in rows { return true }
         return false
     }
@@ -76,7 +76,7 @@ public struct PostgresAccountStore: AccountStore {
         -> User
     {
         do {
-            let rows = try await client.query(
+            let rows = try await pool.query(
                 """
                 INSERT INTO users (email, email_key, password_hash, nickname, nickname_key, created_at, updated_at)
                 VALUES (\(email), \(AccountRules.key(email)), \(passwordHash), \(nickname),
@@ -94,7 +94,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// The account with this email and its password hash, for a login.
     public func credentials(email: String) async throws -> (user: User, passwordHash: String)? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT \(unescaped: Self.userColumns), password_hash FROM users
             WHERE email_key = \(AccountRules.key(email))
@@ -107,7 +107,7 @@ public struct PostgresAccountStore: AccountStore {
     }
 
     public func replacePasswordHash(userID: Int64, from old: String, to new: String) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "UPDATE users SET password_hash = \(new) WHERE id = \(userID) AND password_hash = \(old) RETURNING id",
             logger: logger)
         for try await _ in rows { return true }
@@ -117,13 +117,13 @@ public struct PostgresAccountStore: AccountStore {
     /// One account, or `nil`.
     public func user(id: Int64) async throws -> User? {
         try await Self.users(
-            client.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", logger: logger)
+            pool.query("SELECT \(unescaped: Self.userColumns) FROM users WHERE id = \(id)", logger: logger)
         ).first
     }
 
     /// Whether an account exists (lists of a missing user's things are `404`, not empty).
     public func userExists(id: Int64) async throws -> Bool {
-        try await exists(client.query("SELECT 1 FROM users WHERE id = \(id)", logger: logger))
+        try await exists(pool.query("SELECT 1 FROM users WHERE id = \(id)", logger: logger))
     }
 
     /// Changes the nickname and/or bio (a `nil` leaves a field as it is; an empty bio clears it),
@@ -162,7 +162,7 @@ public struct PostgresAccountStore: AccountStore {
 
     /// A user's counts, and whether `viewer` follows them (all zero for a missing user).
     public func profileStats(of userID: Int64, viewer: Int64?) async throws -> ProfileStats {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT (SELECT count(*) FROM reviews WHERE author_id = \(userID)), follower_count, following_count,
                 EXISTS (SELECT 1 FROM follows WHERE follower_id = \(viewer) AND followee_id = \(userID))

@@ -4,7 +4,7 @@ import PostgresNIO
 
 /// Blocks in PostgreSQL, as on SQLite (`AppDatabase+Blocks.swift`).
 public struct PostgresBlockStore: BlockStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -58,7 +58,7 @@ public struct PostgresBlockStore: BlockStore {
     /// The users `blocker` blocks, newest block first.
     public func blocks(of blocker: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<User> {
         let (time, id) = PostgresReviewReads.below(after)
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT b.created_at, \(unescaped: PostgresReviewReads.userColumns)
             FROM blocks AS b JOIN users AS u ON u.id = b.blocked_id
@@ -77,7 +77,7 @@ public struct PostgresBlockStore: BlockStore {
 
     /// Whether either user blocks the other.
     public func isBlocked(_ user: Int64, _ other: Int64) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT 1 FROM blocks WHERE (blocker_id = \(user) AND blocked_id = \(other))
                 OR (blocker_id = \(other) AND blocked_id = \(user))
@@ -88,7 +88,7 @@ public struct PostgresBlockStore: BlockStore {
 
     /// Whether `user` and a review's author block one another.
     public func isBlocked(_ user: Int64, authorOf reviewID: Int64) async throws -> Bool {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT 1 FROM reviews AS r JOIN blocks AS b
                 ON (b.blocker_id = \(user) AND b.blocked_id = r.author_id) OR (b.blocker_id = r.author_id AND b.blocked_id = \(user))

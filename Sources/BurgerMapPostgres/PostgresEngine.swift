@@ -3,8 +3,8 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
-/// The PostgreSQL + PostGIS storage engine: a pool of connections (postgres-nio's
-/// `PostgresClient`) on a migrated database, and the stores built on it.
+/// The PostgreSQL + PostGIS storage engine: a pool of connections (`PostgresPool`) on a
+/// migrated database, and the stores built on it.
 ///
 /// `open` first connects once on its own, so that a wrong URL, an unreachable server, a refused
 /// login or a missing PostGIS fails at once with a message saying which (the pool would retry
@@ -14,7 +14,7 @@ public final class PostgresEngine: Service, Sendable {
     public let url: PostgresDatabaseURL
     /// The schema the tables live in (`nil`: the user's default `search_path`).
     public let schema: String?
-    public let client: PostgresClient
+    public let pool: PostgresPool
     public let places: PostgresPlaceStore
     public let accounts: PostgresAccountStore
     public let photos: PostgresPhotoStore
@@ -41,32 +41,32 @@ public final class PostgresEngine: Service, Sendable {
     let logger: Logger
 
     private init(
-        url: PostgresDatabaseURL, schema: String?, client: PostgresClient,
+        url: PostgresDatabaseURL, schema: String?, pool: PostgresPool,
         probeConfiguration: PostgresConnection.Configuration, replicas: PostgresReplicaOptions?, logger: Logger
     ) {
         self.url = url
         self.schema = schema
-        self.client = client
+        self.pool = pool
         self.logger = logger
         let events = PostgresEventStore(
-            client: client, connectionConfiguration: probeConfiguration, schema: schema, logger: logger)
+            pool: pool, connectionConfiguration: probeConfiguration, schema: schema, logger: logger)
         self.events = events
-        places = PostgresPlaceStore(client: client, logger: logger, events: events)
-        accounts = PostgresAccountStore(client: client, logger: logger, events: events)
-        photos = PostgresPhotoStore(client: client, logger: logger)
-        health = PostgresStoreHealth(client: client, probeConfiguration: probeConfiguration, logger: logger)
-        throttle = PostgresLoginThrottleStore(client: client, logger: logger)
-        reviews = PostgresReviewStore(client: client, logger: logger, events: events)
-        social = PostgresSocialStore(client: client, logger: logger, events: events)
-        feed = PostgresFeedStore(client: client, logger: logger)
-        posts = PostgresPostStore(client: client, logger: logger)
-        writeLimits = PostgresWriteLimitStore(client: client, logger: logger)
-        moderation = PostgresModerationStore(client: client, logger: logger, events: events)
-        blocks = PostgresBlockStore(client: client, logger: logger, events: events)
-        reports = PostgresReportStore(client: client, logger: logger, events: events)
-        notifications = PostgresNotificationStore(client: client, logger: logger, events: events)
-        push = PostgresPushStore(client: client, logger: logger)
-        features = PostgresFeatureStore(client: client, logger: logger)
+        places = PostgresPlaceStore(pool: pool, logger: logger, events: events)
+        accounts = PostgresAccountStore(pool: pool, logger: logger, events: events)
+        photos = PostgresPhotoStore(pool: pool, logger: logger)
+        health = PostgresStoreHealth(pool: pool, probeConfiguration: probeConfiguration, logger: logger)
+        throttle = PostgresLoginThrottleStore(pool: pool, logger: logger)
+        reviews = PostgresReviewStore(pool: pool, logger: logger, events: events)
+        social = PostgresSocialStore(pool: pool, logger: logger, events: events)
+        feed = PostgresFeedStore(pool: pool, logger: logger)
+        posts = PostgresPostStore(pool: pool, logger: logger)
+        writeLimits = PostgresWriteLimitStore(pool: pool, logger: logger)
+        moderation = PostgresModerationStore(pool: pool, logger: logger, events: events)
+        blocks = PostgresBlockStore(pool: pool, logger: logger, events: events)
+        reports = PostgresReportStore(pool: pool, logger: logger, events: events)
+        notifications = PostgresNotificationStore(pool: pool, logger: logger, events: events)
+        push = PostgresPushStore(pool: pool, logger: logger)
+        features = PostgresFeatureStore(pool: pool, logger: logger)
         self.replicas = replicas.flatMap { options in
             options.urls.isEmpty ? nil : PostgresReplicas(options, schema: schema, events: events, logger: logger)
         }
@@ -119,14 +119,11 @@ public final class PostgresEngine: Service, Sendable {
             throw error
         }
 
-        var configuration = PostgresClient.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
-            tls: .disable)
-        configuration.options.additionalStartupParameters = startup
-        configuration.options.maximumConnections = maximumConnections
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let pool = PostgresPool(
+            configuration: .init(connection: connectionConfiguration, maximumConnections: maximumConnections),
+            logger: logger)
         return PostgresEngine(
-            url: url, schema: schema, client: client, probeConfiguration: connectionConfiguration,
+            url: url, schema: schema, pool: pool, probeConfiguration: connectionConfiguration,
             replicas: replicas, logger: logger)
     }
 
@@ -134,7 +131,7 @@ public final class PostgresEngine: Service, Sendable {
     /// service group shuts down.
     public func run() async throws {
         await withDiscardingTaskGroup { group in
-            group.addTask { await self.client.run() }
+            group.addTask { await self.pool.run() }
             group.addTask { await self.health.monitor() }
             if let replicas = self.replicas { group.addTask { await replicas.run() } }
         }

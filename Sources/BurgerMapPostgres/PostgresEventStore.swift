@@ -20,7 +20,7 @@ import PostgresNIO
 /// Other instances learn of new events by `NOTIFY`, sent after commit by a task of this process
 /// (bursts of writes share one); the table stays the source of truth and `EventLog` also polls.
 public struct PostgresEventStore: EventStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let connectionConfiguration: PostgresConnection.Configuration
     let logger: Logger
     /// The channel of this database and schema (instances on other schemas are not woken).
@@ -31,10 +31,10 @@ public struct PostgresEventStore: EventStore {
     let holes: EventHoles
 
     init(
-        client: PostgresClient, connectionConfiguration: PostgresConnection.Configuration, schema: String?,
+        pool: PostgresPool, connectionConfiguration: PostgresConnection.Configuration, schema: String?,
         logger: Logger
     ) {
-        self.client = client
+        self.pool = pool
         self.connectionConfiguration = connectionConfiguration
         self.logger = logger
         channel = "burgermap_events_" + (schema ?? "public")
@@ -49,7 +49,7 @@ public struct PostgresEventStore: EventStore {
         logger: Logger, isolation: isolated (any Actor)? = #isolation,
         _ body: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {
-        let result = try await client.transaction(logger: logger, isolation: isolation, body)
+        let result = try await pool.transaction(logger: logger, isolation: isolation, body)
         committed()
         return result
     }
@@ -108,7 +108,7 @@ public struct PostgresEventStore: EventStore {
     private func read(after id: Int64, limit: Int) async throws -> (events: [RecordedEvent], newHole: Bool) {
         // Taken before the statement is sent, so before its snapshot (`EventHoles.judge`).
         let started = holes.ticket()
-        let rows = try await client.query(Self.readStatement(after: id, limit: limit), logger: logger)
+        let rows = try await pool.query(Self.readStatement(after: id, limit: limit), logger: logger)
         return try await judge(rows, after: id, started: started)
     }
 
@@ -133,7 +133,7 @@ public struct PostgresEventStore: EventStore {
 
     /// The answer of one read whose statement (`readStatement`) answered `rows`, sent after
     /// `started` was taken.
-    func judge(_ rows: PostgresRowSequence, after id: Int64, started: UInt64) async throws -> (
+    func judge(_ rows: some AsyncSequence<PostgresRow, any Error>, after id: Int64, started: UInt64) async throws -> (
         events: [RecordedEvent], newHole: Bool
     ) {
         var snapshotText = ""
@@ -171,20 +171,20 @@ public struct PostgresEventStore: EventStore {
     }
 
     public func lastEventID() async throws -> Int64 {
-        let rows = try await client.query("SELECT coalesce(max(id), 0) FROM events", logger: logger)
+        let rows = try await pool.query("SELECT coalesce(max(id), 0) FROM events", logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         return 0
     }
 
     /// The id of the oldest event kept, or 0.
     public func firstEventID() async throws -> Int64 {
-        let rows = try await client.query("SELECT coalesce(min(id), 0) FROM events", logger: logger)
+        let rows = try await pool.query("SELECT coalesce(min(id), 0) FROM events", logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         return 0
     }
 
     public func pruneEvents(writtenBefore cutoff: Timestamp, limit: Int) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             WITH gone AS (
                 DELETE FROM events
@@ -234,7 +234,7 @@ public struct PostgresEventStore: EventStore {
     /// and a round trip).
     private func notifyOthers() async {
         for await _ in localWrites.rings() {
-            _ = try? await client.query("SELECT pg_notify(\(channel), '')", logger: logger)
+            _ = try? await pool.query("SELECT pg_notify(\(channel), '')", logger: logger)
             try? await Task.sleep(for: Self.notifyInterval)
         }
     }

@@ -31,7 +31,7 @@ extension PostgresFeatureStore {
             paging: query.paging)
         var matched: Int64?
         var reviews: [ReviewFeature] = []
-        for try await row in try await client.query(statement, logger: logger) {
+        for try await row in try await pool.query(statement, logger: logger) {
             let row = row.makeRandomAccess()
             matched = try row[0].decode(Int64?.self)
             guard try row[1].decode(Int64?.self) != nil else { continue }
@@ -43,7 +43,7 @@ extension PostgresFeatureStore {
     }
 
     public func reviewFeature(id: Int64) async throws -> ReviewFeature? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             PostgresQuery(
                 unsafeSQL:
                     "SELECT \(Self.reviewColumns) FROM \(Self.reviewFrom) WHERE r.id = $1 AND \(Self.publicReview)",

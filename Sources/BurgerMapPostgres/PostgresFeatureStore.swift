@@ -9,7 +9,7 @@ import PostgresNIO
 /// and, joined laterally, the page itself, so both come from one snapshot in one round trip.
 /// Every value a client sends is a bound parameter.
 public struct PostgresFeatureStore: FeatureStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// The conditions of a feature query, with its bound values.
@@ -59,7 +59,7 @@ public struct PostgresFeatureStore: FeatureStore {
         let envelopes = filter.conditions[1]
         let sql = "SELECT count(*) FROM (SELECT 1 FROM places WHERE \(envelopes) LIMIT \(cap + 1)) AS candidates"
         var count: Int64 = 0
-        for try await value in try await client.query(
+        for try await value in try await pool.query(
             PostgresQuery(unsafeSQL: sql, binds: filter.binds), logger: logger
         )
         .decode(Int64.self) {
@@ -103,7 +103,7 @@ public struct PostgresFeatureStore: FeatureStore {
             paging: query.paging)
         var matched: Int64?
         var places: [Place] = []
-        for try await row in try await client.query(statement, logger: logger) {
+        for try await row in try await pool.query(statement, logger: logger) {
             let row = row.makeRandomAccess()
             matched = try row[0].decode(Int64?.self)
             guard try row[1].decode(Int64?.self) != nil else { continue }

@@ -14,7 +14,7 @@ import PostgresNIO
 /// from `reviews_by_author` (a page and one at most, each a short index-only scan), merged. The
 /// choice is a gate on the window's count, so the road not taken costs nothing.
 public struct PostgresFeedStore: FeedStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// How many reviews of anyone the time window reads (tests make it small, so that a small
     /// dataset takes both roads).
@@ -22,7 +22,7 @@ public struct PostgresFeedStore: FeedStore {
 
     /// A page of `viewer`'s feed, keyset-paged on (created_at, id).
     public func feed(of viewer: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Review> {
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             try await PostgresReviewReads.reviewPage(
                 keys: Self.keys(of: viewer, after: after, limit: limit, window: window), limit: limit,
                 viewer: viewer, preparedAs: PageText.self, on: connection, logger: logger)

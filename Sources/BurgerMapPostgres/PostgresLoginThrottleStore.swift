@@ -5,7 +5,7 @@ import PostgresNIO
 /// Login throttling's records in PostgreSQL, shared by every instance of the service on the
 /// database: concurrent failures of one key, from any instance, all count.
 public struct PostgresLoginThrottleStore: LoginThrottleStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// The record columns, in the order `state(_:)` reads them.
@@ -22,7 +22,7 @@ public struct PostgresLoginThrottleStore: LoginThrottleStore {
 
     /// The records of these keys that exist.
     public func throttleStates(_ keys: [String]) async throws -> [String: ThrottleKeyState] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT key, \(unescaped: Self.columns) FROM login_throttle WHERE key = ANY(\(keys))", logger: logger)
         var states: [String: ThrottleKeyState] = [:]
         for try await row in rows {
@@ -37,7 +37,7 @@ public struct PostgresLoginThrottleStore: LoginThrottleStore {
     public func updateThrottleKey<Outcome: Sendable>(
         _ key: String, at time: Timestamp, _ change: @Sendable (inout ThrottleKeyState) -> Outcome
     ) async throws -> Outcome {
-        try await client.transaction(logger: logger) { connection -> Outcome in
+        try await pool.transaction(logger: logger) { connection -> Outcome in
             // Inserts an empty record or locks the existing one, in one atomic step even when
             // another instance inserts or deletes the same key meanwhile (a plain SELECT … FOR
             // UPDATE would find nothing to lock for a new key, and two instances would both
@@ -73,6 +73,6 @@ public struct PostgresLoginThrottleStore: LoginThrottleStore {
 
     /// Deletes a key's record, if it has one.
     public func removeThrottleKey(_ key: String) async throws {
-        try await client.query("DELETE FROM login_throttle WHERE key = \(key)", logger: logger)
+        try await pool.query("DELETE FROM login_throttle WHERE key = \(key)", logger: logger)
     }
 }

@@ -5,7 +5,7 @@ import PostgresNIO
 /// Moderator roles, suspensions and the audit log in PostgreSQL, as on SQLite
 /// (`AppDatabase+Moderation.swift`): each change and its audit entry in one transaction.
 public struct PostgresModerationStore: ModerationStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -72,7 +72,7 @@ public struct PostgresModerationStore: ModerationStore {
     /// A page of the audit log, newest first.
     public func auditLog(after: TimeKey?, limit: Int) async throws -> KeysetPage<AuditEntry> {
         let (time, id) = PostgresReviewReads.below(after)
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT id, moderator_id, action, target_type, target_id, reason, created_at FROM moderation_log
             WHERE (created_at, id) < (\(time), \(id)) ORDER BY created_at DESC, id DESC LIMIT \(Int64(limit) + 1)
@@ -106,7 +106,7 @@ public struct PostgresModerationStore: ModerationStore {
 extension PostgresAccountStore {
     /// An account with its standing (see `AccountStore.authenticatedUser`).
     public func authenticatedUser(id: Int64) async throws -> (user: User, standing: AccountStanding)? {
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             var found: (user: User, standing: AccountStanding)?
             try await connection.forEachRow(
                 Self.authenticatedUserQuery(id: id), preparedAs: AuthenticatedUserText.self, logger: logger

@@ -21,7 +21,7 @@ import PostgresNIO
 /// (`NearestWalk.candidatesPerResult`: about 1.26 times the page at latitude 37.5°).
 struct PostgresNearestSearch {
     let query: NearbyQuery
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// A further test of the place row, with `text` bound as $4: a place search walks one of
     /// its ranks this way (`PostgresSearchTiers`). Inside the walk (`inWalk`) when the rank is
@@ -120,15 +120,15 @@ struct PostgresNearestSearch {
         }
         func execute<Start: CandidateStart>(_ start: Start.Type) async throws -> NearestCandidate.Rows {
             switch limit {
-            case Candidates32.limit!: try await client.execute(statement(Candidates32.self, start), logger: logger)
-            case Candidates64.limit!: try await client.execute(statement(Candidates64.self, start), logger: logger)
-            case Candidates128.limit!: try await client.execute(statement(Candidates128.self, start), logger: logger)
-            case Candidates512.limit!: try await client.execute(statement(Candidates512.self, start), logger: logger)
-            default: try await client.execute(statement(CandidatesAny.self, start), logger: logger)
+            case Candidates32.limit!: try await pool.execute(statement(Candidates32.self, start), logger: logger)
+            case Candidates64.limit!: try await pool.execute(statement(Candidates64.self, start), logger: logger)
+            case Candidates128.limit!: try await pool.execute(statement(Candidates128.self, start), logger: logger)
+            case Candidates512.limit!: try await pool.execute(statement(Candidates512.self, start), logger: logger)
+            default: try await pool.execute(statement(CandidatesAny.self, start), logger: logger)
             }
         }
         if let textTest {
-            rows = try await client.query(
+            rows = try await pool.query(
                 Self.testedCandidates(textTest, target: walk.target, after: after, limit: limit), logger: logger
             ).map { [openAt = query.openAt] in try NearestCandidate.read($0, walk: walk, openAt: openAt) }
         } else if after < 0 {

@@ -25,7 +25,7 @@ extension PostgresNotificationStore {
 
     /// The user's unread groups, counted up to `cap` (the count stops there).
     public func unreadNotificationCount(for user: Int64, cap: Int) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT count(*) FROM (
                 SELECT 1 FROM notification_groups WHERE user_id = \(user) AND count > 0 AND NOT read
@@ -41,7 +41,7 @@ extension PostgresNotificationStore {
     public func markNotificationsRead(for user: Int64, _ selection: NotificationSelection) async throws {
         if case .groupKeys(let keys) = selection, keys.isEmpty { return }
         let logger = logger
-        try await client.transaction(logger: logger) { connection in
+        try await pool.transaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock_shared(\(Self.lockKey))", logger: logger)
             switch selection {
             case .upTo(let id):
@@ -81,7 +81,7 @@ extension PostgresNotificationStore {
 
     /// Deletes up to `limit` emptied groups whose last change is older than the event `id`.
     public func pruneEmptiedNotifications(changedBefore id: Int64, limit: Int) async throws -> Int {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             WITH gone AS (
                 DELETE FROM notification_groups WHERE id IN (
@@ -125,7 +125,7 @@ extension PostgresNotificationStore {
             ) AS a ON true
             ORDER BY g.\(order), a.seq DESC, a.actor_id DESC
             """
-        let rows = try await client.query(PostgresQuery(unsafeSQL: sql, binds: selection.binds), logger: logger)
+        let rows = try await pool.query(PostgresQuery(unsafeSQL: sql, binds: selection.binds), logger: logger)
         var groups: [NotificationGroup] = []
         for try await row in rows {
             let row = row.makeRandomAccess()

@@ -13,7 +13,7 @@ import PostgresNIO
 /// holds it shared: each sees the other whole, as on SQLite. Both take it before any group's
 /// row, so the two never wait for each other in a cycle.
 public struct PostgresNotificationStore: NotificationStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the `notification.updated` events, in the worker's transactions.
     let events: PostgresEventStore
@@ -25,7 +25,7 @@ public struct PostgresNotificationStore: NotificationStore {
 
     /// The id of the last event the notification worker applied (0 at first).
     public func notificationProgress() async throws -> Int64 {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT last_event_id FROM notification_progress WHERE id = 1", logger: logger)
         for try await value in rows.decode(Int64.self) { return value }
         return 0
@@ -59,7 +59,7 @@ public struct PostgresNotificationStore: NotificationStore {
 
     /// The user's settings, the defaults when they never changed one.
     public func notificationSettings(for user: Int64) async throws -> NotificationSettings {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT list_mask, push_mask FROM notification_settings WHERE user_id = \(user)", logger: logger)
         for try await (list, push) in rows.decode((Int, Int).self) {
             return NotificationSettings(listMask: list, pushMask: push)
@@ -78,7 +78,7 @@ public struct PostgresNotificationStore: NotificationStore {
         let (listOn, listOff) = (bits(list, true), bits(list, false))
         let (pushOn, pushOff) = (bits(push, true), bits(push, false))
         let defaults = NotificationType.defaultMask
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             INSERT INTO notification_settings AS s (user_id, list_mask, push_mask)
             VALUES (\(user), (\(defaults) & ~\(listOff)) | \(listOn), (\(defaults) & ~\(pushOff)) | \(pushOn))
@@ -95,7 +95,7 @@ public struct PostgresNotificationStore: NotificationStore {
     /// Keeps the language of the user's push texts (a row with the default switches if none).
     public func setNotificationLanguage(_ language: Language, for user: Int64) async throws {
         let defaults = NotificationType.defaultMask
-        try await client.query(
+        try await pool.query(
             """
             INSERT INTO notification_settings AS s (user_id, list_mask, push_mask, language)
             VALUES (\(user), \(defaults), \(defaults), \(language.rawValue))
@@ -109,7 +109,7 @@ public struct PostgresNotificationStore: NotificationStore {
     public func createStreamTicket(hash: [UInt8], user: Int64, expiresAt: Timestamp, streamEndsAt: Timestamp)
         async throws
     {
-        try await client.query(
+        try await pool.query(
             """
             WITH expired AS (
                 DELETE FROM stream_tickets WHERE hash IN (
@@ -124,7 +124,7 @@ public struct PostgresNotificationStore: NotificationStore {
     public func consumeStreamTicket(hash: [UInt8], at time: Timestamp) async throws
         -> (user: Int64, streamEndsAt: Timestamp)?
     {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "DELETE FROM stream_tickets WHERE hash = \(Data(hash)) RETURNING user_id, expires_at, stream_ends_at",
             logger: logger)
         var found: (user: Int64, streamEndsAt: Timestamp)?

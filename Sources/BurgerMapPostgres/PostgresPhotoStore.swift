@@ -5,13 +5,13 @@ import PostgresNIO
 /// The photo rows as a whole, for the start-up sweep of files that no row owns, and photos
 /// uploaded ahead of their review (rows of reviews and avatars are written with them).
 public struct PostgresPhotoStore: PhotoStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// The ids of every stored photo.
     public func storedPhotoIDs() async throws -> Set<Int64> {
         var ids: Set<Int64> = []
-        for try await id in try await client.query("SELECT id FROM photos", logger: logger).decode(Int64.self) {
+        for try await id in try await pool.query("SELECT id FROM photos", logger: logger).decode(Int64.self) {
             ids.insert(id)
         }
         return ids
@@ -22,13 +22,13 @@ public struct PostgresPhotoStore: PhotoStore {
     /// highest id, as on SQLite, so that the rule holds for any id a folder names.
     public func settleStagedPhotoIDs(_ ids: [Int64]) async throws -> Set<Int64> {
         guard let highest = ids.max() else { return [] }
-        try await client.query(
+        try await pool.query(
             """
             SELECT setval(sequence, GREATEST(\(highest), nextval(sequence)))
             FROM pg_get_serial_sequence('photos', 'id') AS sequence
             """, logger: logger)
         var found: Set<Int64> = []
-        let rows = try await client.query("SELECT id FROM photos WHERE id = ANY(\(ids))", logger: logger)
+        let rows = try await pool.query("SELECT id FROM photos WHERE id = ANY(\(ids))", logger: logger)
         for try await id in rows.decode(Int64.self) { found.insert(id) }
         return found
     }
@@ -37,7 +37,7 @@ public struct PostgresPhotoStore: PhotoStore {
     public func addPendingPhotos(
         owner: Int64, photos: [PhotoSize], at time: Timestamp, beforeCommit: @Sendable ([Int64]) throws -> Void
     ) async throws -> [Int64] {
-        try await client.transaction(logger: logger) { connection in
+        try await pool.transaction(logger: logger) { connection in
             var ids: [Int64] = []
             for (position, photo) in photos.enumerated() {
                 let rows = try await connection.query(
@@ -61,7 +61,7 @@ public struct PostgresPhotoStore: PhotoStore {
     /// Deletes pending photos uploaded before `cutoff` and answers their ids.
     public func removePendingPhotos(uploadedBefore cutoff: Timestamp) async throws -> [Int64] {
         // The pending rows go with their photos (ON DELETE CASCADE).
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             DELETE FROM photos WHERE id IN (SELECT photo_id FROM pending_photos WHERE created_at < \(cutoff.milliseconds))
             RETURNING id
@@ -99,7 +99,7 @@ public struct PostgresPhotoStore: PhotoStore {
 
     /// The object key of photo `id`, or `nil` when it has no row.
     public func photoObjectKey(photoID id: Int64) async throws -> String? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT COALESCE(object_key, id::text) FROM photos WHERE id = \(id)", logger: logger)
         for try await key in rows.decode(String.self) { return key }
         return nil
@@ -109,7 +109,7 @@ public struct PostgresPhotoStore: PhotoStore {
     public func photoObjectKeysInUse(_ keys: [String]) async throws -> Set<String> {
         guard !keys.isEmpty else { return [] }
         let ids = keys.compactMap(PhotoObjectKey.photoID(ofKey:))
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT object_key FROM photos WHERE object_key = ANY(\(keys))
             UNION ALL
@@ -122,7 +122,7 @@ public struct PostgresPhotoStore: PhotoStore {
 
     /// The oldest keys waiting on the deletion queue.
     public func queuedPhotoObjectDeletions(limit: Int) async throws -> [String] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT object_key FROM photo_object_deletions ORDER BY queued_at, object_key LIMIT \(limit)",
             logger: logger)
         var keys: [String] = []
@@ -133,6 +133,6 @@ public struct PostgresPhotoStore: PhotoStore {
     /// Takes removed objects' keys off the deletion queue.
     public func confirmPhotoObjectDeletions(_ keys: [String]) async throws {
         guard !keys.isEmpty else { return }
-        try await client.query("DELETE FROM photo_object_deletions WHERE object_key = ANY(\(keys))", logger: logger)
+        try await pool.query("DELETE FROM photo_object_deletions WHERE object_key = ANY(\(keys))", logger: logger)
     }
 }

@@ -28,7 +28,7 @@ import PostgresNIO
 /// One that creates a place with the same (source, id) as a new row of the file between the
 /// matching and the INSERT makes the INSERT fail on the unique index, and the import roll back.
 public struct PostgresPlaceImportSink: PlaceImportSink {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     let events: PostgresEventStore
     /// Called at each moment of a staged first load with the server processes of its
@@ -37,8 +37,8 @@ public struct PostgresPlaceImportSink: PlaceImportSink {
     /// The least size of a file that a first load stages (`PostgresStagedFirstLoad`).
     package var stagedFirstLoadMinimumBytes = PostgresStagedFirstLoad.minimumBytes
 
-    init(client: PostgresClient, logger: Logger, events: PostgresEventStore) {
-        self.client = client
+    init(pool: PostgresPool, logger: Logger, events: PostgresEventStore) {
+        self.pool = pool
         self.logger = logger
         self.events = events
         firstLoadObserver = nil
@@ -134,7 +134,7 @@ extension PostgresPlaceImportSink {
 extension PostgresEngine {
     /// The engine's side of `PlaceImport`.
     public var placeImport: PostgresPlaceImportSink {
-        PostgresPlaceImportSink(client: client, logger: logger, events: events)
+        PostgresPlaceImportSink(pool: pool, logger: logger, events: events)
     }
 }
 

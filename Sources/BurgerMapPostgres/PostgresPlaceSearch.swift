@@ -5,7 +5,7 @@ import PostgresNIO
 
 extension PostgresPlaceStore {
     public func searchPlaces(_ query: SearchQuery) async throws -> SearchPage {
-        try await TieredSearch.page(query, from: PostgresSearchTiers(client: client, logger: logger))
+        try await TieredSearch.page(query, from: PostgresSearchTiers(pool: pool, logger: logger))
     }
 
     /// `text` with LIKE's escape character and wildcards escaped, so that each matches itself.
@@ -27,7 +27,7 @@ extension PostgresPlaceStore {
 /// `place_search_pairs` for those of 2 (`PostgresSearchPairs`). Every value travels as a bound
 /// parameter.
 struct PostgresSearchTiers: SearchTierSource {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// Whether the row is of `tier` for the folded query bound as `parameter`: its rank, one
@@ -70,7 +70,7 @@ struct PostgresSearchTiers: SearchTierSource {
             }
             // The index alone counts them, so that a prefix thousands of names share costs no
             // row reads before its walk.
-            let count = try await client.query(
+            let count = try await pool.query(
                 PostgresQuery(
                     unsafeSQL: "SELECT count(*) FROM (SELECT FROM places WHERE \(found) LIMIT $2) AS s",
                     binds: bindings), logger: logger)
@@ -87,7 +87,7 @@ struct PostgresSearchTiers: SearchTierSource {
                 // No trigram of its own: the places its pair is listed for (`PostgresSearchPairs`),
                 // unless the pair is common on a side asked for (the rank is then walked).
                 let keys = tiers.map { $0 == .addressOnly ? pair.address : pair.name }
-                if try await PostgresSearchPairs.isCommon(keys, client: client, logger: logger) { return nil }
+                if try await PostgresSearchPairs.isCommon(keys, pool: pool, logger: logger) { return nil }
                 bindings.append(keys)
                 found = "id IN (SELECT place_id FROM place_search_pairs WHERE pair = ANY($3::BIGINT[]))"
             } else {
@@ -95,7 +95,7 @@ struct PostgresSearchTiers: SearchTierSource {
                 found = tiers.map { "(\(Self.test($0, "$1")))" }.joined(separator: " OR ")
             }
         }
-        let rows = try await client.query(
+        let rows = try await pool.query(
             PostgresQuery(
                 unsafeSQL: "SELECT id, \(Self.rankSQL), lat, lng, review_count FROM places WHERE \(found) LIMIT $2",
                 binds: bindings), logger: logger)
@@ -139,7 +139,7 @@ struct PostgresSearchTiers: SearchTierSource {
             lat: point.lat, lng: point.lng, radiusM: min(query.radiusM ?? .infinity, Self.shortWalk.radiusM),
             limit: count, after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
         let page = try await PostgresNearestSearch(
-            query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$4"), query.text, false)
+            query: nearby, pool: pool, logger: logger, textTest: (Self.test(tier, "$4"), query.text, false)
         ).page(fetchingAtMost: Self.shortWalk.candidates)
         guard let page, page.items.count == count else { return nil }
         return Self.results(page.items, tier)
@@ -158,7 +158,7 @@ struct PostgresSearchTiers: SearchTierSource {
                 lat: point.lat, lng: point.lng, radiusM: radius, limit: count,
                 after: after.map { NearbyKey(distanceM: $0.order, id: $0.id) })
             items = try await PostgresNearestSearch(
-                query: nearby, client: client, logger: logger, textTest: (Self.test(tier, "$4"), query.text, true)
+                query: nearby, pool: pool, logger: logger, textTest: (Self.test(tier, "$4"), query.text, true)
             ).page().items
             // The places within a radius come first: enough of them are the answer.
             if items.count == count { break }
@@ -186,7 +186,7 @@ struct PostgresSearchTiers: SearchTierSource {
             within == nil
             ? "places" : "(SELECT * FROM places WHERE \(from) ORDER BY review_count DESC, id LIMIT $3) AS w"
         let places = try await PostgresPlaceStore.places(
-            client.query(
+            pool.query(
                 PostgresQuery(
                     unsafeSQL: """
                         SELECT \(PostgresPlaceStore.columns) FROM \(walked)
@@ -210,7 +210,7 @@ struct PostgresSearchTiers: SearchTierSource {
 
     func searchedPlaces(ids: [Int64]) async throws -> [Int64: Place] {
         let places = try await PostgresPlaceStore.places(
-            client.query(
+            pool.query(
                 "SELECT \(unescaped: PostgresPlaceStore.columns) FROM places WHERE id = ANY(\(ids)::BIGINT[])",
                 logger: logger))
         return Dictionary(places.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

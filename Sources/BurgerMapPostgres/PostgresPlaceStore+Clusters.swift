@@ -6,7 +6,7 @@ extension PostgresPlaceStore {
     /// (`ClusterBuilder` says what to read). Its reads share one snapshot (REPEATABLE READ),
     /// so that a place written between two of them is counted once or not at all.
     public func clusters(_ query: ClusterQuery) async throws -> ClusterResult {
-        try await client.readOnlySnapshot(logger: logger) { connection in
+        try await pool.readOnlySnapshot(logger: logger) { connection in
             // The planner cannot know that each key range holds a few places, prices a view's
             // few hundred ranges at millions of rows and compiles them with JIT: 300 ms of a
             // 350 ms view (EXPLAIN ANALYZE), against 10 ms of reading. Set here rather than as a
@@ -49,7 +49,7 @@ extension PostgresPlaceStore {
     /// Builds `place_cells` anew from the places (after places were written around the store,
     /// as the benchmarks' bulk copy does).
     public func rebuildPlaceCells() async throws {
-        try await client.transaction(logger: logger) { connection in
+        try await pool.transaction(logger: logger) { connection in
             try await PostgresPlaceCells(connection: connection, logger: logger).rebuild()
         }
     }
@@ -59,7 +59,7 @@ extension PostgresPlaceStore {
     /// Drops the two cell indexes and builds them again (the cluster benchmark times what they
     /// cost a first load, which builds them once after its COPY).
     public func rebuildCellIndexes() async throws {
-        try await client.transaction(logger: logger) { connection in
+        try await pool.transaction(logger: logger) { connection in
             try await connection.query("SET LOCAL maintenance_work_mem = '512MB'", logger: logger)
             try await connection.query("DROP INDEX places_by_cell, places_reviewed_by_cell", logger: logger)
             try await connection.query(

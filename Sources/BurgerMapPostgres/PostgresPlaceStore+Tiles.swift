@@ -26,7 +26,7 @@ extension PostgresPlaceStore {
         var rows: [CellRow] = []
         var members: [CellMember] = []
         var singles: [Int64: Place] = [:]
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             try await connection.forEachRow(statement, preparedAs: TileText.self, logger: logger) { row in
                 let row = row.makeRandomAccess()
                 if rows.isEmpty && members.isEmpty {

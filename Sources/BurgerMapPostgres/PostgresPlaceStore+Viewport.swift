@@ -25,12 +25,12 @@ extension PostgresPlaceStore {
             LIMIT \(Int64(cap + 1))) AS candidates
             """
         var candidates: Int64 = 0
-        for try await count in try await client.query(inIndex, logger: logger).decode(Int64.self) { candidates = count }
+        for try await count in try await pool.query(inIndex, logger: logger).decode(Int64.self) { candidates = count }
         guard candidates <= cap else { return try await walkViewport(query) }
         let afterCount = Int64(query.after?.reviewCount ?? Int.max)
         let afterID = query.after?.id ?? 0
         let places = try await Self.places(
-            client.query(
+            pool.query(
                 """
                 SELECT \(unescaped: Self.columns) FROM places
                 WHERE (\(unescaped: Self.point) && ST_MakeEnvelope(\(first.lowerBound), \(query.south), \(first.upperBound), \(query.north), 4326)
@@ -58,7 +58,7 @@ extension PostgresPlaceStore {
         let afterCount = Int64(query.after?.reviewCount ?? Int.max)
         let afterID = query.after?.id ?? 0
         var hits: [Int64] = []
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT id FROM (
                 (SELECT id, lat, lng, review_count FROM places
@@ -78,7 +78,7 @@ extension PostgresPlaceStore {
         var byID: [Int64: Place] = [:]
         if !pageIDs.isEmpty {
             for place in try await Self.places(
-                client.query(
+                pool.query(
                     "SELECT \(unescaped: Self.columns) FROM places WHERE id = ANY(\(pageIDs))", logger: logger))
             {
                 byID[place.id] = place
@@ -88,7 +88,7 @@ extension PostgresPlaceStore {
         if hits.count > query.limit { return ViewportResult(items: items, truncated: true) }
         // Fewer than a page inside: the walk went to its bound, or to the end of the places.
         var last: ViewportKey? = nil
-        let lastRows = try await client.query(
+        let lastRows = try await pool.query(
             """
             SELECT id, review_count FROM (
                 (SELECT id, review_count FROM places

@@ -8,7 +8,7 @@ import PostgresNIO
 /// Every value a client sends reaches SQL only as a bound parameter (`PostgresQuery`'s string
 /// interpolation binds); `\(unescaped:)` only ever carries the constants of this file.
 public struct PostgresPlaceStore: PlaceStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -54,7 +54,7 @@ public struct PostgresPlaceStore: PlaceStore {
     }
 
     /// Every place a query that selects `columns` returns, in its order.
-    static func places(_ rows: PostgresRowSequence) async throws -> [Place] {
+    static func places(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Place] {
         var places: [Place] = []
         for try await row in rows {
             places.append(try place(row.makeRandomAccess()))
@@ -64,12 +64,12 @@ public struct PostgresPlaceStore: PlaceStore {
 
     public func place(id: Int64) async throws -> Place? {
         try await Self.places(
-            client.query("SELECT \(unescaped: Self.columns) FROM places WHERE id = \(id)", logger: logger)
+            pool.query("SELECT \(unescaped: Self.columns) FROM places WHERE id = \(id)", logger: logger)
         ).first
     }
 
     public func nearbyPlaces(_ query: NearbyQuery) async throws -> NearbyPage {
-        try await PostgresNearestSearch(query: query, client: client, logger: logger).page()
+        try await PostgresNearestSearch(query: query, pool: pool, logger: logger).page()
     }
 
     public func createPlace(_ draft: PlaceDraft, by userID: Int64) async throws -> (place: Place, created: Bool) {
@@ -104,7 +104,7 @@ public struct PostgresPlaceStore: PlaceStore {
         }
         if let place = inserted.first { return (place, true) }
         let existing = try await Self.places(
-            client.query(
+            pool.query(
                 """
                 SELECT \(unescaped: Self.columns) FROM places
                 WHERE source = \(draft.source) AND external_id = \(draft.externalId)
@@ -191,7 +191,7 @@ public struct PostgresPlaceStore: PlaceStore {
 
     public func sourceAttributions() async throws -> [String] {
         var attributions: [String] = []
-        for try await attribution in try await client.query(
+        for try await attribution in try await pool.query(
             """
             SELECT attribution FROM (SELECT DISTINCT attribution FROM place_source_attributions) AS a
             ORDER BY attribution COLLATE "C"
@@ -204,7 +204,7 @@ public struct PostgresPlaceStore: PlaceStore {
     }
 
     public func placeSources() async throws -> [PlaceSource] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT source, count(*), count(*) FILTER (WHERE review_count > 0) FROM places
             WHERE source IS NOT NULL GROUP BY source ORDER BY source COLLATE "C"

@@ -6,13 +6,13 @@ import PostgresNIO
 /// statement for the whole page: the ids travel as one array, and a LATERAL subquery per id
 /// keeps each list's own order and limit on its index.
 public struct PostgresPostStore: PostStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// Places with an id above `afterID`, by id.
     public func places(afterID: Int64, limit: Int) async throws -> [Place] {
         try await PostgresPlaceStore.places(
-            client.query(
+            pool.query(
                 """
                 SELECT \(unescaped: PostgresPlaceStore.columns) FROM places WHERE id > \(afterID)
                 ORDER BY id LIMIT \(Int64(limit))
@@ -22,7 +22,7 @@ public struct PostgresPostStore: PostStore {
     /// The newest reviews of each place, as links.
     public func reviewLinks(places: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [ReviewLink]] {
         guard !places.isEmpty else { return [:] }
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT k.id, r.id, r.created_at, u.id, u.nickname
             FROM unnest(\(places)::bigint[]) AS k (id)
@@ -50,7 +50,7 @@ public struct PostgresPostStore: PostStore {
     public func reactingUsers(_ reaction: Reaction, reviews: [Int64], limit: Int) async throws -> [Int64: [Int64]] {
         guard !reviews.isEmpty else { return [:] }
         let table = reaction == .like ? "review_likes" : "review_bookmarks"
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT k.id, x.user_id
             FROM unnest(\(reviews)::bigint[]) AS k (id)
@@ -68,7 +68,7 @@ public struct PostgresPostStore: PostStore {
     public func comments(reviews: [Int64], limit: Int, viewer: Int64?) async throws -> [Int64: [Comment]] {
         guard !reviews.isEmpty else { return [:] }
         let comments = try await PostgresSocialStore.comments(
-            client.query(
+            pool.query(
                 """
                 SELECT c.id, c.review_id, c.text, c.created_at, c.updated_at, \(unescaped: PostgresReviewReads.userColumns)
                 FROM unnest(\(reviews)::bigint[]) AS k (id)
@@ -86,7 +86,7 @@ public struct PostgresPostStore: PostStore {
 
     /// A user's newest review ids.
     public func reviewIDs(author: Int64, limit: Int, viewer: Int64?) async throws -> [Int64] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT id FROM reviews WHERE author_id = \(author)
                 AND (\(viewer)::bigint IS NULL OR (NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = \(viewer) AND blocked_id = author_id)

@@ -8,7 +8,7 @@ import PostgresNIO
 /// holds (`FOR UPDATE SKIP LOCKED`: a row another instance is claiming is passed over, not
 /// waited for) and leases them; a lease that ran out (its sender died) is due again.
 public struct PostgresPushStore: PushStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// The `push_subscriptions` columns that make a `PushSubscription`, in the order
@@ -30,7 +30,7 @@ public struct PostgresPushStore: PushStore {
         user: Int64, endpoint: String, p256dh: String, auth: String, at time: Timestamp, limit: Int
     ) async throws -> (subscription: PushSubscription, created: Bool) {
         let logger = logger
-        return try await client.transaction(logger: logger) { connection in
+        return try await pool.transaction(logger: logger) { connection in
             try await connection.query("SELECT 1 FROM users WHERE id = \(user) FOR NO KEY UPDATE", logger: logger)
             var saved: (id: Int64, created: Bool)?
             for _ in 0..<3 where saved == nil {
@@ -83,7 +83,7 @@ public struct PostgresPushStore: PushStore {
 
     /// The user's subscriptions, oldest first.
     public func pushSubscriptions(of user: Int64) async throws -> [PushSubscription] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT \(unescaped: Self.subscriptionColumns) FROM push_subscriptions AS p
             WHERE p.user_id = \(user) ORDER BY p.id
@@ -97,7 +97,7 @@ public struct PostgresPushStore: PushStore {
     /// none of that id.
     public func deletePushSubscription(id: Int64, of user: Int64) async throws -> Bool {
         try await PostgresReviewReads.exists(
-            client.query(
+            pool.query(
                 "DELETE FROM push_subscriptions WHERE id = \(id) AND user_id = \(user) RETURNING 1", logger: logger))
     }
 
@@ -105,7 +105,7 @@ public struct PostgresPushStore: PushStore {
     /// answered as it was before this claim counted it.
     public func claimPushDeliveries(at time: Timestamp, lease: Duration, limit: Int) async throws -> [PushDelivery] {
         let now = time.milliseconds
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             WITH claimed AS (
                 UPDATE push_deliveries SET claimed_until = \(now + lease.milliseconds), attempts = attempts + 1
@@ -140,22 +140,22 @@ public struct PostgresPushStore: PushStore {
     public func finishPushDelivery(_ delivery: PushDelivery, _ outcome: PushDeliveryOutcome) async throws {
         switch outcome {
         case .done:
-            try await client.query("DELETE FROM push_deliveries WHERE id = \(delivery.id)", logger: logger)
+            try await pool.query("DELETE FROM push_deliveries WHERE id = \(delivery.id)", logger: logger)
         case .retry(let time):
-            try await client.query(
+            try await pool.query(
                 """
                 UPDATE push_deliveries SET due_at = \(time.milliseconds), claimed_until = NULL
                 WHERE id = \(delivery.id)
                 """, logger: logger)
         case .subscriptionGone:
-            try await client.query(
+            try await pool.query(
                 "DELETE FROM push_subscriptions WHERE id = \(delivery.subscription.id)", logger: logger)
         }
     }
 
     /// When the next delivery falls due (a claimed one when its lease runs out), if any waits.
     public func nextPushDeliveryDue() async throws -> Timestamp? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             "SELECT min(greatest(due_at, coalesce(claimed_until, 0))) FROM push_deliveries", logger: logger)
         for try await due in rows.decode(Int64?.self) { return due.map { Timestamp(milliseconds: $0) } }
         return nil

@@ -12,8 +12,8 @@ import Synchronization
 /// say it has replayed everything it received, forever), and lags no more than the maximum.
 /// Its lag is 0 when it has replayed every byte it received, else how long the oldest WAL it
 /// has not replayed may have waited (`ReplayLag`). Reads that wait on a replica found down are
-/// released at once (`whileInUse`): postgres-nio's pool would keep them waiting for a
-/// connection up to its 60 s circuit breaker.
+/// released at once (`whileInUse`): the pool would keep them waiting for a connection that may
+/// not come back, or for a connection attempt to a host that does not answer (10 s).
 final class PostgresReplicaMonitor: Sendable {
     let index: Int
     let maximumLag: Duration

@@ -64,7 +64,7 @@ public final class PostgresReplicas: ReplicaSet {
     func run() async {
         await withDiscardingTaskGroup { group in
             for replica in replicas {
-                group.addTask { await replica.client.run() }
+                group.addTask { await replica.pool.run() }
                 group.addTask { await replica.monitor.run(every: self.checkInterval) }
             }
         }
@@ -76,7 +76,7 @@ public final class PostgresReplicas: ReplicaSet {
 public final class PostgresReplica: ReadReplica {
     public let index: Int
     public let url: PostgresDatabaseURL
-    let client: PostgresClient
+    let pool: PostgresPool
     let reads: LagTolerantReads
     let monitor: PostgresReplicaMonitor
 
@@ -92,23 +92,20 @@ public final class PostgresReplica: ReadReplica {
             (schema.map { [("search_path", "\($0), public")] } ?? []) + [
                 ("default_transaction_read_only", "on")
             ]
-        var configuration = PostgresClient.Configuration(
+        var connection = PostgresConnection.Configuration(
             host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
             tls: .disable)
-        configuration.options.additionalStartupParameters = startup
-        configuration.options.maximumConnections = maximumConnections
-        client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        connection.options.additionalStartupParameters = startup
+        pool = PostgresPool(
+            configuration: .init(connection: connection, maximumConnections: maximumConnections), logger: logger)
         // The stores' `events` is the primary's: only their writes use it, and a replica's
         // stores are reached through `LagTolerantReads`, which has none.
         reads = LagTolerantReads(
-            places: PostgresPlaceStore(client: client, logger: logger, events: events),
-            reviews: PostgresReviewStore(client: client, logger: logger, events: events),
-            accounts: PostgresAccountStore(client: client, logger: logger, events: events))
-        var probe = PostgresConnection.Configuration(
-            host: url.host, port: url.port, username: url.username, password: url.password, database: url.database,
-            tls: .disable)
-        probe.options.additionalStartupParameters = startup
-        monitor = PostgresReplicaMonitor(index: index, configuration: probe, maximumLag: maximumLag, logger: logger)
+            places: PostgresPlaceStore(pool: pool, logger: logger, events: events),
+            reviews: PostgresReviewStore(pool: pool, logger: logger, events: events),
+            accounts: PostgresAccountStore(pool: pool, logger: logger, events: events))
+        monitor = PostgresReplicaMonitor(
+            index: index, configuration: connection, maximumLag: maximumLag, logger: logger)
     }
 
     /// Runs `read` here unless the replica is found down first. A PostgreSQL error is the

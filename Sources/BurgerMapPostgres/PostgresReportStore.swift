@@ -6,7 +6,7 @@ import PostgresNIO
 /// locks the target's row first, so that reports arriving together count one another and the
 /// one that reaches the threshold hides the content.
 public struct PostgresReportStore: ReportStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -39,7 +39,7 @@ public struct PostgresReportStore: ReportStore {
         }
     }
 
-    private func first(_ rows: PostgresRowSequence) async throws -> Report? {
+    private func first(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Report? {
         for try await row in rows { return try Self.report(row.makeRandomAccess()) }
         return nil
     }
@@ -107,7 +107,7 @@ public struct PostgresReportStore: ReportStore {
     /// A page of the open reports, oldest first, with their reporters and targets.
     public func openReports(after: TimeKey?, limit: Int) async throws -> KeysetPage<QueuedReport> {
         let (time, id) = PostgresReviewReads.above(after)
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT x.id, x.reporter_id, x.review_id, x.comment_id, x.user_id, x.reason, x.text, x.created_at,
                    x.resolution,

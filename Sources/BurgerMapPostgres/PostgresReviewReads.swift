@@ -133,7 +133,7 @@ enum PostgresReviewReads {
     }
 
     /// Whether a query returned any row.
-    static func exists(_ rows: PostgresRowSequence) async throws -> Bool {
+    static func exists(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Bool {
         for try await _ in rows { return true }
         return false
     }

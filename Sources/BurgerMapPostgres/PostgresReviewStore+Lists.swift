@@ -18,7 +18,7 @@ extension PostgresReviewStore {
             case (.place, nil): PlaceSignedOutText.self
             case (.author, nil): AuthorSignedOutText.self
             }
-        return try await client.withConnection { connection in
+        return try await pool.withConnection { connection in
             try await PostgresReviewReads.reviewPage(
                 keys: keys, limit: limit, viewer: viewer, preparedAs: text, on: connection, logger: logger)
         }

@@ -10,14 +10,14 @@ import PostgresNIO
 /// on: the place whose counts it recounts (a recount that waited for another writer then starts
 /// with a snapshot that holds that writer's review), and the review it changes.
 public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
 
     /// One review as `viewer` sees it, or `nil`.
     public func review(id: Int64, viewer: Int64?) async throws -> Review? {
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             try await PostgresReviewReads.review(id: id, viewer: viewer, on: connection, logger: logger)
         }
     }
@@ -25,14 +25,14 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
     /// Whether a review exists and `viewer` may see it.
     public func reviewVisible(id: Int64, viewer: Int64?) async throws -> Bool {
         try await PostgresReviewReads.exists(
-            client.query(
+            pool.query(
                 "SELECT 1 FROM reviews WHERE id = \(id) AND (hidden_at IS NULL OR author_id = \(viewer))",
                 logger: logger))
     }
 
     /// The answer kept for an earlier request with this key (see `IdempotencyStore`).
     public func keptAnswer(_ key: IdempotencyKey, at time: Timestamp) async throws -> StoredAnswer? {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT status, body FROM idempotent_requests
             WHERE user_id = \(key.userID) AND key = \(key.key) AND status <> 0
@@ -46,7 +46,7 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
 
     /// Keeps the answer of the request that claimed `key` (see `IdempotencyStore`).
     public func keepAnswer(_ answer: StoredAnswer, for key: IdempotencyKey) async throws {
-        try await client.query(
+        try await pool.query(
             """
             UPDATE idempotent_requests SET status = \(answer.status), body = \(Data(answer.body))
             WHERE user_id = \(key.userID) AND key = \(key.key) AND status = 0
@@ -157,7 +157,7 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
     }
 
     /// The one value of a one-row, one-column answer (an id from `RETURNING`).
-    private func single(_ rows: PostgresRowSequence, _ table: String) async throws -> Int64 {
+    private func single(_ rows: some AsyncSequence<PostgresRow, any Error>, _ table: String) async throws -> Int64 {
         for try await id in rows.decode(Int64.self) { return id }
         throw StorageError.rowVanished(table)
     }

@@ -46,7 +46,7 @@ package struct PostgresSearchPairs {
         )
     }
 
-    private func list(_ rows: PostgresRowSequence) async throws {
+    private func list(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws {
         var pairs: [Int64] = []
         var places: [Int64] = []
         for try await (id, name, names, address) in rows.decode((Int64, String, String?, String?).self) {
@@ -117,9 +117,9 @@ package struct PostgresSearchPairs {
 
     /// Whether one of `keys` is common (its places are not listed).
     static func isCommon(
-        _ keys: [Int64], client: PostgresClient, logger: Logger
+        _ keys: [Int64], pool: PostgresPool, logger: Logger
     ) async throws -> Bool {
-        for try await common in try await client.query(
+        for try await common in try await pool.query(
             "SELECT EXISTS (SELECT FROM search_common_pairs WHERE pair = ANY(\(keys)::BIGINT[]))", logger: logger
         ).decode(Bool.self) {
             return common

@@ -12,7 +12,7 @@ extension PostgresSocialStore {
         """
 
     /// Every comment a query over `commentSelect` returns, in its order.
-    static func comments(_ rows: PostgresRowSequence) async throws -> [Comment] {
+    static func comments(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> [Comment] {
         var comments: [Comment] = []
         for try await row in rows {
             let row = row.makeRandomAccess()
@@ -35,7 +35,7 @@ extension PostgresSocialStore {
     /// One comment as `viewer` sees it, or `nil`.
     public func comment(id: Int64, viewer: Int64?) async throws -> Comment? {
         try await Self.comments(
-            client.query(
+            pool.query(
                 """
                 \(unescaped: Self.commentSelect) JOIN reviews AS rv ON rv.id = c.review_id
                 WHERE c.id = \(id) AND (c.hidden_at IS NULL OR c.author_id = \(viewer))
@@ -51,7 +51,7 @@ extension PostgresSocialStore {
     {
         let (time, id) = PostgresReviewReads.above(after)
         let rows = try await Self.comments(
-            client.query(
+            pool.query(
                 """
                 \(unescaped: Self.commentSelect)
                 WHERE c.review_id = \(reviewID) AND (c.created_at, c.id) > (\(time), \(id))
@@ -69,7 +69,7 @@ extension PostgresSocialStore {
     public func comments(author: Int64, after: TimeKey?, limit: Int) async throws -> KeysetPage<Comment> {
         let (time, id) = PostgresReviewReads.above(after)
         let rows = try await Self.comments(
-            client.query(
+            pool.query(
                 """
                 \(unescaped: Self.commentSelect)
                 WHERE c.author_id = \(author) AND (c.created_at, c.id) > (\(time), \(id))

@@ -10,7 +10,7 @@ import PostgresNIO
 /// counted row's lock: concurrent toggles never lose or double a count. Each toggle reads the
 /// count afterwards in its own transaction.
 public struct PostgresSocialStore: SocialStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
     /// Records the events of this store's writes, in their transactions.
     let events: PostgresEventStore
@@ -129,7 +129,7 @@ public struct PostgresSocialStore: SocialStore {
 
     /// The ids of every review a user reacted to, most recent reaction first.
     public func reactedReviewIDs(_ reaction: Reaction, user userID: Int64) async throws -> [Int64] {
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT review_id FROM \(unescaped: Self.table(reaction).pairs) WHERE user_id = \(userID)
             ORDER BY created_at DESC, review_id DESC
@@ -156,7 +156,7 @@ public struct PostgresSocialStore: SocialStore {
                 AND review_id NOT IN (SELECT id FROM reviews WHERE hidden_at IS NOT NULL AND author_id <> \(userID))
             ORDER BY created_at DESC, review_id DESC LIMIT \(Int64(limit) + 1)
             """
-        return try await client.withConnection { connection in
+        return try await pool.withConnection { connection in
             try await PostgresReviewReads.reviewPage(
                 keys: keys, limit: limit, viewer: userID, on: connection, logger: logger)
         }
@@ -208,7 +208,7 @@ public struct PostgresSocialStore: SocialStore {
     {
         let (mine, theirs) = list == .followers ? ("followee_id", "follower_id") : ("follower_id", "followee_id")
         let (time, id) = PostgresReviewReads.below(after)
-        let rows = try await client.query(
+        let rows = try await pool.query(
             """
             SELECT \(unescaped: PostgresReviewReads.userColumns), f.created_at
             FROM follows AS f JOIN users AS u ON u.id = f.\(unescaped: theirs)

@@ -11,7 +11,7 @@ import Synchronization
 /// behind them past the timeout and the service declared an outage it did not have. A check that
 /// only times out must do so twice in a row; a refused or broken connection counts at once.
 public struct PostgresStoreHealth: StoreHealth {
-    let client: PostgresClient
+    let pool: PostgresPool
     /// Where the monitor's own connection goes (the pool's server, user and schema).
     let probeConfiguration: PostgresConnection.Configuration
     let logger: Logger
@@ -22,10 +22,10 @@ public struct PostgresStoreHealth: StoreHealth {
     private let available = Availability()
 
     init(
-        client: PostgresClient, probeConfiguration: PostgresConnection.Configuration, logger: Logger,
+        pool: PostgresPool, probeConfiguration: PostgresConnection.Configuration, logger: Logger,
         timeout: Duration = .seconds(2)
     ) {
-        self.client = client
+        self.pool = pool
         var probeConfiguration = probeConfiguration
         probeConfiguration.options.connectTimeout = .init(timeout)
         self.probeConfiguration = probeConfiguration
@@ -43,6 +43,7 @@ public struct PostgresStoreHealth: StoreHealth {
 
     /// Whether `error` says the server went away under a query (or could not be reached).
     static func isConnectionLost(_ error: any Error) -> Bool {
+        if error is PostgresPoolError { return true }
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .connectionError, .serverClosedConnection, .clientClosedConnection, .poolClosed:
@@ -70,7 +71,7 @@ public struct PostgresStoreHealth: StoreHealth {
     /// transaction of its own: it fails exactly when other writes would.
     public func probeWrite() async -> StorageFault? {
         do {
-            try await client.query(
+            try await pool.query(
                 """
                 UPDATE burgermap_migrations SET name = name
                 WHERE name = (SELECT min(name) FROM burgermap_migrations)
@@ -123,15 +124,15 @@ public struct PostgresStoreHealth: StoreHealth {
 
     /// Answers whether `SELECT 1` comes back within the timeout.
     public func isReachable() async -> Bool {
-        let client = client
+        let pool = pool
         let logger = logger
         return await Self.firstAnswer(within: timeout, onTimeout: false) {
-            (try? await Self.answersOne(client.query("SELECT 1", logger: logger))) ?? false
+            (try? await Self.answersOne(pool.query("SELECT 1", logger: logger))) ?? false
         }
     }
 
     /// Whether the rows of `SELECT 1` hold the one.
-    static func answersOne(_ rows: PostgresRowSequence) async throws -> Bool {
+    static func answersOne(_ rows: some AsyncSequence<PostgresRow, any Error>) async throws -> Bool {
         for try await one in rows.decode(Int32.self) { return one == 1 }
         return false
     }

@@ -1,7 +1,7 @@
 import Logging
 import PostgresNIO
 
-extension PostgresClient {
+extension PostgresPool {
     /// `withTransaction`, rethrowing the error that failed the transaction rather than
     /// postgres-nio's `PostgresTransactionError` wrapper, so that the engine's callers catch the
     /// same errors as on SQLite (`AccountConflict`, or whatever a `beforeCommit` step threw).
@@ -17,7 +17,7 @@ extension PostgresClient {
     }
 }
 
-extension PostgresClient {
+extension PostgresPool {
     /// Runs `body` in a read-only REPEATABLE READ transaction, so that all its reads see one
     /// snapshot, begun by one statement (`withTransaction` followed by `SET TRANSACTION` took
     /// two round trips). A body that fails is rolled back, as `withTransaction` does, and its

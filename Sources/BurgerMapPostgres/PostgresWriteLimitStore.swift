@@ -5,14 +5,14 @@ import PostgresNIO
 /// The write counts in PostgreSQL, as on SQLite: one upsert per write, atomic per
 /// (user, action, window) across every instance on the database.
 public struct PostgresWriteLimitStore: WriteLimitStore {
-    let client: PostgresClient
+    let pool: PostgresPool
     let logger: Logger
 
     /// Counts a write unless its window is full (see `WriteLimitStore.countWrite`).
     public func countWrite(
         user: Int64, action: WriteAction, windowStart: Timestamp, limit: Int, forgetBefore: Timestamp
     ) async throws -> Bool {
-        try await client.withConnection { connection in
+        try await pool.withConnection { connection in
             try await connection.query(
                 """
                 DELETE FROM write_counts WHERE ctid IN (

@@ -36,8 +36,8 @@ struct PostgresEventOrderTests {
         let postgres = try #require(environment.postgres)
         let events = postgres.events
         let start = try await events.lastEventID()
-        try await postgres.client.withConnection { first in
-            try await postgres.client.withConnection { second in
+        try await postgres.pool.withConnection { first in
+            try await postgres.pool.withConnection { second in
                 // The first takes the lower id and stays open; the second commits after it.
                 try await Self.open(first, subject: 1)
                 try await Self.open(second, subject: 2)
@@ -60,10 +60,10 @@ struct PostgresEventOrderTests {
         let events = postgres.events
         let start = try await events.lastEventID()
         let statement = PostgresEventStore.readStatement(after: start, limit: 10)
-        try await postgres.client.withConnection { first in
-            try await postgres.client.withConnection { second in
-                try await postgres.client.withConnection { older in
-                    try await postgres.client.withConnection { newer in
+        try await postgres.pool.withConnection { first in
+            try await postgres.pool.withConnection { second in
+                try await postgres.pool.withConnection { older in
+                    try await postgres.pool.withConnection { newer in
                         try await Self.open(first, subject: 1)
                         try await Self.open(second, subject: 2)
                         try await second.query("COMMIT", logger: Self.logger)
@@ -101,7 +101,7 @@ struct PostgresEventOrderTests {
         let environment = try await TestEnvironment(.postgres)
         let postgres = try #require(environment.postgres)
         let start = try await postgres.events.lastEventID()
-        try await postgres.client.withConnection { connection in
+        try await postgres.pool.withConnection { connection in
             try await Self.open(connection, subject: 1)
             try await connection.query("ROLLBACK", logger: Self.logger)
             try await Self.open(connection, subject: 2)

@@ -82,7 +82,7 @@ struct PostgresFirstImportTests {
     /// Every index of `places` with its definition.
     static func indexes(_ engine: PostgresEngine) async throws -> [String] {
         var definitions: [String] = []
-        let rows = try await engine.client.query(
+        let rows = try await engine.pool.query(
             "SELECT pg_get_indexdef(indexrelid) FROM pg_index WHERE indrelid = 'places'::regclass ORDER BY 1")
         for try await definition in rows.decode(String.self) { definitions.append(definition) }
         return definitions

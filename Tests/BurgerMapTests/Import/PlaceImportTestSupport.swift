@@ -29,8 +29,7 @@ extension TestEnvironment {
     func allPlaces() async throws -> [Place] {
         var ids: [Int64] = []
         if let postgres {
-            for try await id in try await postgres.client.query("SELECT id FROM places ORDER BY id").decode(Int64.self)
-            {
+            for try await id in try await postgres.pool.query("SELECT id FROM places ORDER BY id").decode(Int64.self) {
                 ids.append(id)
             }
         } else {

@@ -27,7 +27,7 @@ struct PostgresFirstLoadTests {
 
     /// What the catalog says of `places`: columns in order (type, NOT NULL, identity, generated,
     /// default), indexes, constraints (its own and other tables' keys to it), triggers.
-    static func catalog(_ client: PostgresClient) async throws -> [String] {
+    static func catalog(_ client: PostgresPool) async throws -> [String] {
         var lines: [String] = []
         let rows = try await client.query(
             """
@@ -72,7 +72,7 @@ struct PostgresFirstLoadTests {
         return sink
     }
 
-    static func count(_ client: PostgresClient, _ sql: String) async throws -> Int64 {
+    static func count(_ client: PostgresPool, _ sql: String) async throws -> Int64 {
         for try await value in try await client.query(PostgresQuery(unsafeSQL: sql)).decode(Int64.self) {
             return value
         }
@@ -83,7 +83,7 @@ struct PostgresFirstLoadTests {
     func catalogKept() async throws {
         let environment = try await TestEnvironment(.postgres)
         let postgres = try #require(environment.postgres)
-        let before = try await Self.catalog(postgres.client)
+        let before = try await Self.catalog(postgres.pool)
         #expect(before.contains { $0.hasPrefix("index CREATE INDEX places_by_search_address ON") })
         #expect(before.contains { $0.hasPrefix("trigger CREATE TRIGGER places_keep_reviewed") })
         #expect(before.contains { $0.hasPrefix("constraint reviews reviews_place_id_fkey FOREIGN KEY") })
@@ -92,17 +92,17 @@ struct PostgresFirstLoadTests {
         let summary = try await PlaceImport(sink: Self.staging(postgres)).load(file: file, source: "grid")
         #expect(summary.inserted == 2_000 && summary.skipped == 1)
         #expect(summary.skips.map(\.description) == ["line 2002: id \"p7\" already given on line 9"])
-        let after = try await Self.catalog(postgres.client)
+        let after = try await Self.catalog(postgres.pool)
         #expect(after == before)
-        #expect(try await Self.count(postgres.client, "SELECT count(*) FROM places") == 2_000)
+        #expect(try await Self.count(postgres.pool, "SELECT count(*) FROM places") == 2_000)
         #expect(
             try await Self.count(
-                postgres.client,
+                postgres.pool,
                 "SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname LIKE 'places_first_load%'"
             ) == 0)
-        #expect(try await Self.count(postgres.client, "SELECT count(*) FROM place_cells") > 0)
+        #expect(try await Self.count(postgres.pool, "SELECT count(*) FROM place_cells") > 0)
         let imported = try await Self.count(
-            postgres.client,
+            postgres.pool,
             "SELECT count(*) FROM events WHERE kind = 'places.imported' AND payload LIKE '%\"count\":2000%'")
         #expect(imported == 1)
         try await Self.expectPairSearchesEqualBruteForce(environment)
@@ -112,7 +112,7 @@ struct PostgresFirstLoadTests {
         let place = try await environment.stores.places.createPlace(
             PlaceDraft(name: "Added", lat: 37.55, lng: 127.05), by: user
         ).place
-        let highest = try await Self.count(postgres.client, "SELECT max(id) FROM places WHERE name <> 'Added'")
+        let highest = try await Self.count(postgres.pool, "SELECT max(id) FROM places WHERE name <> 'Added'")
         #expect(place.id > highest)
         let again = try await PlaceImport(sink: Self.staging(postgres)).load(file: file, source: "grid")
         #expect(again.inserted == 0 && again.unchanged == 2_000)
@@ -126,7 +126,7 @@ struct PostgresFirstLoadTests {
     func killedLoad(at moment: FirstLoadMoment) async throws {
         let environment = try await TestEnvironment(.postgres)
         let postgres = try #require(environment.postgres)
-        let client = postgres.client
+        let client = postgres.pool
         let before = try await Self.catalog(client)
         var sink = Self.staging(postgres)
         sink.firstLoadObserver = { reached, backends in
@@ -184,7 +184,7 @@ struct PostgresFirstLoadTests {
         #expect(try await environment.allPlaces().map(\.name) == ["Meanwhile"])
         #expect(
             try await Self.count(
-                postgres.client,
+                postgres.pool,
                 "SELECT count(*) FROM pg_class WHERE relnamespace = current_schema()::regnamespace AND relname LIKE 'places_first_load%'"
             ) == 0)
     }

@@ -135,7 +135,7 @@ struct PlaceSearchBruteForceTests {
 struct PlaceSearchWalkTests {
     static func tiers(_ environment: TestEnvironment) -> any SearchTierSource {
         if let postgres = environment.postgres {
-            return PostgresSearchTiers(client: postgres.client, logger: Logger(label: "burgermap-tests"))
+            return PostgresSearchTiers(pool: postgres.pool, logger: Logger(label: "burgermap-tests"))
         }
         return SearchTiers(database: environment.database)
     }

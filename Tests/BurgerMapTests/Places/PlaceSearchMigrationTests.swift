@@ -48,9 +48,9 @@ struct PlaceSearchMigrationTests {
                 PlaceDraft(name: "Café Ñandú", lat: 1, lng: 1, address: "Rue Élysée", city: "Paris"),
                 PlaceDraft(name: "수제버거하우스", lat: 2, lng: 2),
             ])
-            try await engine.client.query("UPDATE places SET search_name = NULL, search_address = NULL")
+            try await engine.pool.query("UPDATE places SET search_name = NULL, search_address = NULL")
             #expect(try await engine.places.searchPlaces(SearchQuery(text: "nandu", limit: 10)).items.isEmpty)
-            try await engine.client.withConnection { connection in
+            try await engine.pool.withConnection { connection in
                 try await PostgresMigrations.foldExistingPlaces(connection, Logger(label: "burgermap-tests"))
             }
             let names = try await engine.places.searchPlaces(SearchQuery(text: "nandu", limit: 10))

@@ -48,10 +48,10 @@ struct SearchPairsTests {
         let harness: any StoreHarness
         if let postgres = environment.postgres {
             harness = PostgresHarness(engine: postgres)
-            try await postgres.client.withConnection { connection in
+            try await postgres.pool.withConnection { connection in
                 try await PostgresSearchPairs(connection: connection, logger: postgres.logger).rebuild(listedAtMost: 3)
             }
-            let common = try await postgres.client.query("SELECT count(*) FROM search_common_pairs")
+            let common = try await postgres.pool.query("SELECT count(*) FROM search_common_pairs")
             for try await common in common.decode(Int64.self) { #expect(common > 10) }
         } else {
             harness = SQLiteHarness(environment: environment)

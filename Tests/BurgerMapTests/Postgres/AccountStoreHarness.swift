@@ -38,7 +38,7 @@ struct AccountInstance: Sendable {
         photos = engine.photos
         health = engine.health
         follow = { follower, followee in
-            try await engine.client.query(
+            try await engine.pool.query(
                 "INSERT INTO follows (follower_id, followee_id, created_at) VALUES (\(follower), \(followee), 0)")
         }
     }

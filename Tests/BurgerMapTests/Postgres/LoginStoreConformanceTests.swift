@@ -194,17 +194,20 @@ struct LoginStoreConformanceTests {
     func health() async throws {
         try await withAccountInstance(.sqlite) { instance in #expect(await instance.health.isReachable()) }
         try await withAccountInstance(.postgres) { instance in #expect(await instance.health.isReachable()) }
-        // Nothing listens on port 1: the pool keeps trying to connect, and the query never runs.
+        // Nothing listens on port 1: the pool's connection is refused, and the query never runs.
         var url = try testDatabaseURL()
         url.port = 1
-        let client = PostgresClient(
+        let pool = PostgresPool(
             configuration: .init(
-                host: url.host, port: url.port, username: url.username, password: url.password,
-                database: url.database, tls: .disable))
+                connection: .init(
+                    host: url.host, port: url.port, username: url.username, password: url.password,
+                    database: url.database, tls: .disable),
+                maximumConnections: 2),
+            logger: Logger(label: "burgermap-tests"))
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
+            group.addTask { await pool.run() }
             let health = PostgresStoreHealth(
-                client: client,
+                pool: pool,
                 probeConfiguration: .init(
                     host: url.host, port: url.port, username: url.username, password: url.password,
                     database: url.database, tls: .disable),

@@ -36,7 +36,7 @@ struct NearestCandidateReadingTests {
         #expect(cases.filter { $0.0.target == .pole(north: true) }.count == 1)
         try await withPostgresEngine { engine in
             for (walk, places) in cases {
-                let rows = try await engine.client.query(
+                let rows = try await engine.pool.query(
                     """
                     SELECT ST_SetSRID(ST_MakePoint(p.lng, p.lat), 4326) <-> \(walk.target)::geometry
                     FROM unnest(\(places.map(\.lat))::float8[], \(places.map(\.lng))::float8[])
@@ -61,7 +61,7 @@ struct NearestCandidateReadingTests {
     @Test("cells read from their bytes are the values PostgreSQL sends; another type is decoded or refused")
     func cellsFromTheirBytes() async throws {
         try await withPostgresEngine { engine in
-            let rows = try await engine.client.query(
+            let rows = try await engine.pool.query(
                 """
                 SELECT 37.5665::float8, '-0'::float8, '-Infinity'::float8, 9223372036854775807::int8,
                     NULL::int8, 42::int4, 'seven'::text

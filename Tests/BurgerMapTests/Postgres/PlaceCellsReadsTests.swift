@@ -13,7 +13,7 @@ struct PlaceCellsReadsTests {
     @Test("arrays of BIGINT, FLOAT8 and BOOL read back as PostgreSQL sends them, empty ones included")
     func arraysReadBack() async throws {
         try await withPostgresEngine { engine in
-            let rows = try await engine.client.query(
+            let rows = try await engine.pool.query(
                 """
                 SELECT ARRAY[0, -1, 9223372036854775807, -9223372036854775808, 822136200302166016]::BIGINT[],
                     ARRAY[0, '-0'::FLOAT8, 37.5665, -180, 1e-300, 'Infinity', '-Infinity']::FLOAT8[],
@@ -38,7 +38,7 @@ struct PlaceCellsReadsTests {
     @Test("an array with a NULL, of another element type or of two dimensions is refused, not misread")
     func unexpectedArraysAreRefused() async throws {
         try await withPostgresEngine { engine in
-            let rows = try await engine.client.query(
+            let rows = try await engine.pool.query(
                 """
                 SELECT ARRAY[1, NULL]::BIGINT[], ARRAY[1, 2]::INTEGER[], ARRAY[[1, 2], [3, 4]]::BIGINT[],
                     ARRAY[1.5]::FLOAT4[], 7::BIGINT
@@ -71,11 +71,11 @@ struct PlaceCellsReadsTests {
             )
 
             for page in [7, 20, 100_000] {
-                try await engine.client.transaction(logger: engine.logger) { connection in
+                try await engine.pool.transaction(logger: engine.logger) { connection in
                     try await PostgresPlaceCells(connection: connection, logger: engine.logger).rebuild(page: page)
                 }
                 var byLevel: [Int: [Int64]] = [:]
-                let rows = try await engine.client.query("SELECT level, places FROM place_cells ORDER BY level, cell")
+                let rows = try await engine.pool.query("SELECT level, places FROM place_cells ORDER BY level, cell")
                 for try await (level, places) in rows.decode((Int32, Int64).self) {
                     byLevel[Int(level), default: []].append(places)
                 }

@@ -133,13 +133,13 @@ struct PostgresEngineStartTests {
         try await PostgresEngine.withEngine(url: try testDatabaseURL(), schema: schema, maximumConnections: 1) {
             engine in
             let health = PostgresStoreHealth(
-                client: engine.client, probeConfiguration: engine.health.probeConfiguration, logger: quiet,
+                pool: engine.pool, probeConfiguration: engine.health.probeConfiguration, logger: quiet,
                 timeout: .milliseconds(500))
             let probe = PostgresStoreHealth.Probe(configuration: health.probeConfiguration, logger: quiet)
             // The pool's one connection stays leased until the checks are done.
             let (held, release) = AsyncStream<Void>.makeStream()
             let (leased, leasedSignal) = AsyncStream<Void>.makeStream()
-            async let holder: Void = engine.client.withConnection { _ in
+            async let holder: Void = engine.pool.withConnection { _ in
                 leasedSignal.yield()
                 for await _ in held { break }
             }
@@ -153,7 +153,7 @@ struct PostgresEngineStartTests {
             release.yield()
             try await holder
             await probe.close()
-            try await engine.client.query("DROP SCHEMA \(unescaped: schema) CASCADE")
+            try await engine.pool.query("DROP SCHEMA \(unescaped: schema) CASCADE")
         }
     }
 }

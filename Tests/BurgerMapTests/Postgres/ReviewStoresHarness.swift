@@ -58,12 +58,12 @@ extension PostgresHarness: ReviewStoresHarness {
     var feed: any FeedStore { engine.feed }
 
     func feed(of viewer: Int64, after: TimeKey?, limit: Int, window: Int) async throws -> KeysetPage<Review> {
-        try await PostgresFeedStore(client: engine.client, logger: engine.logger, window: window)
+        try await PostgresFeedStore(pool: engine.pool, logger: engine.logger, window: window)
             .feed(of: viewer, after: after, limit: limit)
     }
 
     func setAvatar(userID: Int64) async throws -> Int64 {
-        let rows = try await engine.client.query(
+        let rows = try await engine.pool.query(
             """
             WITH photo AS (
                 INSERT INTO photos (owner_id, position, width, height, created_at) VALUES (\(userID), 0, 64, 64, 0)
@@ -75,7 +75,7 @@ extension PostgresHarness: ReviewStoresHarness {
     }
 
     func rowCount(_ table: String) async throws -> Int {
-        let rows = try await engine.client.query("SELECT count(*) FROM \(unescaped: table)")
+        let rows = try await engine.pool.query("SELECT count(*) FROM \(unescaped: table)")
         for try await count in rows.decode(Int.self) { return count }
         return 0
     }

@@ -59,7 +59,7 @@ struct PostgresHarness: StoreHarness {
     func insert(_ drafts: [PlaceDraft]) async throws -> [Place] {
         var places: [Place] = []
         for draft in drafts {
-            let rows = try await engine.client.query(
+            let rows = try await engine.pool.query(
                 """
                 INSERT INTO places (name, lat, lng, address, city, province, postal_code, country, phone, category,
                     website, source, external_id, created_at, updated_at, search_name, search_address, cell, names,
@@ -72,7 +72,7 @@ struct PostgresHarness: StoreHarness {
                 RETURNING \(unescaped: PostgresPlaceStore.columns)
                 """)
             let inserted = try await PostgresPlaceStore.places(rows)
-            try await engine.client.withConnection { connection in
+            try await engine.pool.withConnection { connection in
                 try await PostgresSearchPairs(connection: connection, logger: engine.logger).list(
                     placeIDs: inserted.map(\.id))
                 for place in inserted {
@@ -86,7 +86,7 @@ struct PostgresHarness: StoreHarness {
     }
 
     func makeUser(_ name: String) async throws -> Int64 {
-        let rows = try await engine.client.query(
+        let rows = try await engine.pool.query(
             """
             INSERT INTO users (email, email_key, password_hash, nickname, nickname_key, created_at, updated_at)
             VALUES (\(name + "@example.com"), \(name + "@example.com"), '-', \(name), \(name), 0, 0)
@@ -97,7 +97,7 @@ struct PostgresHarness: StoreHarness {
     }
 
     func setReviews(placeID: Int64, count: Int, ratingSum: Int) async throws {
-        try await engine.client.transaction(logger: engine.logger) { connection in
+        try await engine.pool.transaction(logger: engine.logger) { connection in
             let cells = PostgresPlaceCells(connection: connection, logger: engine.logger)
             let before = try await cells.member(id: placeID)
             try await connection.query(

@@ -55,7 +55,7 @@ enum TestReplica {
     /// a commit's record may still be in the WAL buffers when the commit returns.
     static func waitForPrimary(_ engine: PostgresEngine, receivedOnly: Bool = false) async throws {
         var lsn = ""
-        let position = try await engine.client.query("SELECT pg_current_wal_insert_lsn()::text")
+        let position = try await engine.pool.query("SELECT pg_current_wal_insert_lsn()::text")
         for try await text in position.decode(String.self) {
             lsn = text
         }

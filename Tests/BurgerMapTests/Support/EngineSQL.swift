@@ -12,7 +12,7 @@ extension TestEnvironment {
     /// The first column of the first row, as an integer.
     func int(_ sql: String) async throws -> Int64? {
         if let postgres {
-            for try await value in try await postgres.client.query(PostgresQuery(unsafeSQL: sql)).decode(Int64?.self) {
+            for try await value in try await postgres.pool.query(PostgresQuery(unsafeSQL: sql)).decode(Int64?.self) {
                 return value
             }
             return nil
@@ -23,7 +23,7 @@ extension TestEnvironment {
     /// The first column of the first row, as text.
     func text(_ sql: String) async throws -> String? {
         if let postgres {
-            for try await value in try await postgres.client.query(PostgresQuery(unsafeSQL: sql)).decode(String?.self) {
+            for try await value in try await postgres.pool.query(PostgresQuery(unsafeSQL: sql)).decode(String?.self) {
                 return value
             }
             return nil
@@ -34,7 +34,7 @@ extension TestEnvironment {
     /// Runs a statement.
     func execute(_ sql: String) async throws {
         if let postgres {
-            try await postgres.client.query(PostgresQuery(unsafeSQL: sql))
+            try await postgres.pool.query(PostgresQuery(unsafeSQL: sql))
             return
         }
         try await database.pool.write { db in try db.execute(sql: sql) }
