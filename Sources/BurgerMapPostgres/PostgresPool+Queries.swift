@@ -2,7 +2,7 @@ import Logging
 import PostgresNIO
 import Synchronization
 
-/// The pool's queries, named and shaped as postgres-nio's `PostgresPool`'s, so that a store
+/// The pool's queries, named and shaped as postgres-nio's `PostgresClient`'s, so that a store
 /// reads the same on a pooled query as on a held connection.
 extension PostgresPool {
     /// The logger of a query given none: nothing logged, as with postgres-nio's client.
@@ -14,24 +14,24 @@ extension PostgresPool {
     public func query(
         _ query: PostgresQuery, logger: Logger = PostgresPool.quiet, file: String = #fileID, line: Int = #line
     ) async throws -> PooledRows<PostgresRowSequence> {
-        let lease = ConnectionLease(try await self.lease(), pool: self)
-        do {
-            let rows = try await lease.connection.query(query, logger: logger, file: file, line: line)
-            return PooledRows(base: rows, lease: lease)
-        } catch {
-            lease.release()
-            throw error
-        }
+        try await leased { try await $0.query(query, logger: logger, file: file, line: line) }
     }
 
     /// Runs a prepared statement (prepared on each connection the first time it meets it).
     public func execute<Statement: PostgresPreparedStatement, Row>(
         _ statement: Statement, logger: Logger = PostgresPool.quiet, file: String = #fileID, line: Int = #line
     ) async throws -> PooledRows<AsyncThrowingMapSequence<PostgresRowSequence, Row>> where Row == Statement.Row {
+        try await leased { try await $0.execute(statement, logger: logger, file: file, line: line) }
+    }
+
+    /// The rows `start` begins on a connection of the pool, which they keep until read; the
+    /// connection goes back at once when `start` fails.
+    private func leased<Base: AsyncSequence & Sendable>(_ start: (PostgresConnection) async throws -> Base) async throws
+        -> PooledRows<Base>
+    {
         let lease = ConnectionLease(try await self.lease(), pool: self)
         do {
-            let rows = try await lease.connection.execute(statement, logger: logger, file: file, line: line)
-            return PooledRows(base: rows, lease: lease)
+            return PooledRows(base: try await start(lease.connection), lease: lease)
         } catch {
             lease.release()
             throw error

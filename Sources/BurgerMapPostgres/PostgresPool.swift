@@ -7,7 +7,7 @@ import Synchronization
 /// `maximumConnections` sessions, opened when a query needs one and none is idle, reused most
 /// recently released first, closed after `idleTimeout` unused.
 ///
-/// Why not postgres-nio's `PostgresPool`: its pool (1.33.2) schedules a keep-alive timer, and
+/// Why not postgres-nio's `PostgresClient`: its pool (1.33.2) schedules a keep-alive timer, and
 /// for a connection above its minimum an idle timer too, each time a query gives its connection
 /// back, and cancels them at the next lease; each timer wakes the pool's run loop, which starts a
 /// task with two children. Measured on this 2-core machine (`burgermap-bench postgres-round-trip`,
@@ -81,7 +81,11 @@ public final class PostgresPool: Service, Sendable {
                 if !last.connection.isClosed { return .connection(last.connection) }
                 open -= 1
             }
-            guard open < maximum else { return nil }
+            return open < maximum ? claimSlot() : nil
+        }
+
+        /// One more connection counted as open, to be opened by the lease given its id.
+        private mutating func claimSlot() -> Grant {
             open += 1
             lastID += 1
             return .open(id: lastID)
@@ -90,9 +94,7 @@ public final class PostgresPool: Service, Sendable {
         /// A freed slot passed to the first waiter, if any.
         mutating func passSlot() -> (Waiter, Grant)? {
             guard !closed, !waiters.isEmpty else { return nil }
-            open += 1
-            lastID += 1
-            return (waiters.removeFirst(), .open(id: lastID))
+            return (waiters.removeFirst(), claimSlot())
         }
     }
 

@@ -41,41 +41,53 @@ struct PostgresPoolTests {
         throw PostgresPoolTestFailure.noRow
     }
 
-    /// Yields until `condition` holds on the pool's counts (no clock: the other task only needs
-    /// turns to get there).
-    static func until(_ pool: PostgresPool, _ condition: ((open: Int, idle: Int, waiting: Int)) -> Bool) async {
-        while !condition(pool.counts) { await Task.yield() }
-    }
-
-    /// Holds one of the pool's connections until `release` is finished; the first element of
-    /// `held` is its backend's pid.
-    static func hold(_ pool: PostgresPool, held: AsyncStream<Int32>.Continuation, release: AsyncStream<Void>)
-        async throws
+    /// Runs `body` while another task holds one of the pool's connections (its backend's pid
+    /// given to `body`), then gives the connection back and waits for that task to end.
+    static func whileHeld<Result: Sendable>(_ pool: PostgresPool, _ body: (Int32) async throws -> Result)
+        async throws -> Result
     {
-        try await pool.withConnection { connection in
+        let (held, heldSignal) = AsyncStream<Int32>.makeStream()
+        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+        async let holder: Void = pool.withConnection { connection in
             for try await pid in try await connection.query("SELECT pg_backend_pid()", logger: quiet)
                 .decode(Int32.self)
             {
-                held.yield(pid)
+                heldSignal.yield(pid)
             }
             for await _ in release {}
         }
+        var pids = held.makeAsyncIterator()
+        let result: Result
+        do {
+            guard let pid = await pids.next() else { throw PostgresPoolTestFailure.noRow }
+            result = try await body(pid)
+        } catch {
+            releaseSignal.finish()
+            try await holder
+            throw error
+        }
+        releaseSignal.finish()
+        try await holder
+        return result
+    }
+
+    /// A lease started in a task of its own, returned once the pool counts it as waiting (no
+    /// clock: the task only needs turns to get there).
+    static func waitingLease(_ pool: PostgresPool) async -> Task<Int32, any Error> {
+        let waiter = Task { try await backendPID(pool) }
+        while pool.counts.waiting != 1 { await Task.yield() }
+        return waiter
     }
 
     @Test("a lease beyond the maximum waits, and gets the connection given back first")
     func waitsForTheConnectionGivenBack() async throws {
         try await Self.withPool(maximum: 1) { pool in
-            let (held, heldSignal) = AsyncStream<Int32>.makeStream()
-            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-            async let holder: Void = Self.hold(pool, held: heldSignal, release: release)
-            var pids = held.makeAsyncIterator()
-            let first = await pids.next()
-            async let waiting = Self.backendPID(pool)
-            await Self.until(pool) { $0.waiting == 1 }
-            #expect(pool.counts.open == 1)
-            releaseSignal.finish()
-            try await holder
-            #expect(try await waiting == first)
+            let (first, waiter) = try await Self.whileHeld(pool) { pid in
+                let waiter = await Self.waitingLease(pool)
+                #expect(pool.counts.open == 1)
+                return (pid, waiter)
+            }
+            #expect(try await waiter.value == first)
             #expect(pool.counts == (open: 1, idle: 1, waiting: 0))
         }
     }
@@ -83,18 +95,12 @@ struct PostgresPoolTests {
     @Test("a waiting lease cancelled throws CancellationError, and the connection goes back idle")
     func cancelledWhileWaiting() async throws {
         try await Self.withPool(maximum: 1) { pool in
-            let (held, heldSignal) = AsyncStream<Int32>.makeStream()
-            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-            async let holder: Void = Self.hold(pool, held: heldSignal, release: release)
-            var pids = held.makeAsyncIterator()
-            _ = await pids.next()
-            let waiter = Task { try await Self.backendPID(pool) }
-            await Self.until(pool) { $0.waiting == 1 }
-            waiter.cancel()
-            await #expect(throws: CancellationError.self) { try await waiter.value }
-            #expect(pool.counts == (open: 1, idle: 0, waiting: 0))
-            releaseSignal.finish()
-            try await holder
+            try await Self.whileHeld(pool) { _ in
+                let waiter = await Self.waitingLease(pool)
+                waiter.cancel()
+                await #expect(throws: CancellationError.self) { try await waiter.value }
+                #expect(pool.counts == (open: 1, idle: 0, waiting: 0))
+            }
             #expect(pool.counts == (open: 1, idle: 1, waiting: 0))
         }
     }
@@ -143,19 +149,13 @@ struct PostgresPoolTests {
     @Test("a closed pool fails waiting and new leases as an outage, and closes the connection given back")
     func closedPool() async throws {
         try await Self.withPool(maximum: 1) { pool in
-            let (held, heldSignal) = AsyncStream<Int32>.makeStream()
-            let (release, releaseSignal) = AsyncStream<Void>.makeStream()
-            async let holder: Void = Self.hold(pool, held: heldSignal, release: release)
-            var pids = held.makeAsyncIterator()
-            _ = await pids.next()
-            let waiter = Task { try await Self.backendPID(pool) }
-            await Self.until(pool) { $0.waiting == 1 }
-            pool.close()
-            await #expect(throws: PostgresPoolError.closed) { try await waiter.value }
-            await #expect(throws: PostgresPoolError.closed) { try await Self.backendPID(pool) }
-            #expect(PostgresStoreHealth.isConnectionLost(PostgresPoolError.closed))
-            releaseSignal.finish()
-            try await holder
+            try await Self.whileHeld(pool) { _ in
+                let waiter = await Self.waitingLease(pool)
+                pool.close()
+                await #expect(throws: PostgresPoolError.closed) { try await waiter.value }
+                await #expect(throws: PostgresPoolError.closed) { try await Self.backendPID(pool) }
+                #expect(PostgresStoreHealth.isConnectionLost(PostgresPoolError.closed))
+            }
             #expect(pool.counts == (open: 0, idle: 0, waiting: 0))
         }
     }
