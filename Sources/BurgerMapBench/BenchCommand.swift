@@ -3,7 +3,7 @@ import BurgerMap
 import BurgerMapCore
 import Foundation
 
-/// `burgermap-bench`: the measurements behind docs/performance.md, and the
+/// `burgermap-bench`: the measurements behind docs/performance.md (and its record, docs/performance/), and the
 /// deterministic place generator that feeds them (and `data/`).
 @main
 struct BenchCommand: AsyncParsableCommand {

@@ -16,6 +16,13 @@ struct BurgerMapCommand: AsyncParsableCommand {
         subcommands: [
             Serve.self, Import.self, Backup.self, ListSources.self, RemoveSource.self, Admin.self, Photos.self,
         ])
+
+    /// Runs the command line, each option also read from its `BURGERMAP_<NAME>` variable
+    /// (`EnvironmentOptions`).
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        await main(EnvironmentOptions.arguments(arguments, environment: ProcessInfo.processInfo.environment))
+    }
 }
 
 /// Options that every subcommand shares.

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Reading the user was one more database round trip per request: on PostgreSQL the feed's
 /// first page went from 1.0× to 0.74× the throughput of the same store call without it, and
-/// its one-connection latency to 1.52× (`scripts/bench-ceiling --engines`, docs/performance.md).
+/// its one-connection latency to 1.52× (`scripts/bench-ceiling --engines`, docs/performance/http-path.md).
 ///
 /// When a kept row is used:
 /// - only while no write has rung the event store's signal since it was read

@@ -18,7 +18,7 @@ extension Response {
     /// - A body of known length: now, with its length, the body untouched. Wrapped, it would lose
     ///   Hummingbird's one-write path for a body in one buffer: head, body and end went to the
     ///   channel as three writes, each a hop to the event loop, two of them a `write(2)` each
-    ///   (`strace` of one `/health`; 0.64× → 0.75× the bare route, docs/performance.md).
+    ///   (`strace` of one `/health`; 0.64× → 0.75× the bare route, docs/performance/http-path.md).
     /// - A stream: once it is written or has failed, with the bytes written.
     mutating func whenSent(for request: Request, _ sent: @escaping @Sendable (Sent) -> Void) {
         if request.method == .head { return sent(Sent(bytes: 0, failed: false)) }

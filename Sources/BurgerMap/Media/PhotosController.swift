@@ -87,7 +87,7 @@ struct PhotosController {
 
     /// Files up to this size (thumbnails, small photos) are read where the request runs, as the
     /// `stat` before is: `FileIO`'s hop to its thread pool and back cost more than reading a
-    /// thumbnail from the page cache (docs/performance.md "The HTTP path against a bare route"). Larger files
+    /// thumbnail from the page cache (docs/performance/http-path.md "The HTTP path against a bare route"). Larger files
     /// stream from the pool.
     static let readInPlaceLimit = 64 * 1024
 

@@ -198,7 +198,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     // A keep-alive request passes through three limits (head, body, idle). Scheduling and
     // cancelling an event-loop task for each was 2.8% of a `/health` request's CPU (`perf`,
-    // docs/performance.md "The HTTP path against a bare route"), so one check runs per connection: a limit
+    // docs/performance/http-path.md "The HTTP path against a bare route"), so one check runs per connection: a limit
     // that ends no sooner than the armed check only moves `deadline`, and the check, firing
     // early, re-arms itself for what is left. It is armed at most `checkInterval` ahead, no
     // later than any head timeout that can follow, so a request re-arms nothing.

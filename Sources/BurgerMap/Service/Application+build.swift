@@ -6,33 +6,16 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 
-/// The parts every route handler shares.
+/// The parts every route handler shares: the configuration as given (each setting read from
+/// it where it is used, never copied into a field of its own) and what was built from it.
 public struct ServiceDependencies: Sendable {
+    /// The service's settings (`burgermap serve`'s options, or a test's).
+    public var configuration: ServiceConfiguration
     /// One store per feature, from the configured engine.
     public var stores: ServiceStores
     public var secret: ServiceSecret
     public var accounts: AccountServices
     public var media: MediaServices
-    /// Reverse proxies whose forwarding headers name the client; none by default.
-    public var trustedProxies = TrustedProxies()
-    /// The time of `open_now` and the `open_now` filter (tests pass their own clock).
-    public var clock: @Sendable () -> Timestamp = { Timestamp.now() }
-    /// The time zone of a place added through the API without one (`--default-timezone`).
-    public var defaultTimeZone: String?
-    /// Whether every request ends with an access log line.
-    public var accessLog = true
-    /// The web map's tiles and Leaflet folder.
-    public var webMap = WebMapSettings()
-    /// The LookForRealBurger app's routes; `nil` leaves them out.
-    public var lslp: LSLPSettings?
-    /// How often each user may write each kind of thing.
-    public var writeLimits = WriteLimits()
-    /// When reports hide content.
-    public var reportRules = ReportRules()
-    /// The cores that searches of two characters may occupy at once (half of them): such a
-    /// query has no trigram, so both engines scan the folded names for it (see
-    /// `PlacesController.search`).
-    public var searchScans = CoreBudget(cores: ProcessInfo.processInfo.activeProcessorCount / 2)
     /// The viewports and filtered nearby searches that may run at once (half the cores), and
     /// how many more may wait (`ReadGate`).
     public var expensiveReads = ReadGate()
@@ -42,16 +25,16 @@ public struct ServiceDependencies: Sendable {
     public var notifications: NotificationServices
     /// The vector tiles' cache and the invalidator that keeps it exact.
     public var tiles: TileServices
-    /// The most matches an OGC items page counts exactly (`numberMatched`).
-    public var featureMatchBound = FeatureBounds.numberMatched
     /// Where the reads that tolerate a little lag go: the primary, or with `stores.replicas`
     /// the replicas under the read-your-writes rule.
     public var reads: ReadRouting
 
     public init(
-        stores: ServiceStores, secret: ServiceSecret, accounts: AccountServices, media: MediaServices,
-        events: EventLog, notifications: NotificationServices, tiles: TileServices
+        configuration: ServiceConfiguration, stores: ServiceStores, secret: ServiceSecret,
+        accounts: AccountServices, media: MediaServices, events: EventLog, notifications: NotificationServices,
+        tiles: TileServices
     ) {
+        self.configuration = configuration
         self.stores = stores
         reads = ReadRouting(router: LagTolerantRouter(primary: stores.lagTolerantReads), tokens: accounts.accessTokens)
         self.secret = secret
@@ -83,10 +66,10 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     // that it counts the bytes sent and the time compression takes; compression outside the
     // problem middleware, so that problem documents are compressed too. Without trusted proxies
     // the client is the socket peer, set with the context: no middleware for it.
-    if !dependencies.trustedProxies.networks.isEmpty {
-        router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.trustedProxies))
+    if !dependencies.configuration.trustedProxies.networks.isEmpty {
+        router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.configuration.trustedProxies))
     }
-    router.add(middleware: AccessLogMiddleware(enabled: dependencies.accessLog))
+    router.add(middleware: AccessLogMiddleware(enabled: dependencies.configuration.accessLog))
     router.add(middleware: ResponseCompressionMiddleware())
     let health = dependencies.stores.health
     let storage = dependencies.media.storage
@@ -94,7 +77,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         probe: {
             if let fault = await health.probeWrite() { return fault }
             return await storage.probeWrite()
-        }, now: dependencies.clock)
+        }, now: dependencies.configuration.clock)
     router.add(
         middleware: ProblemMiddleware(
             isOutage: { health.isOutage($0) },
@@ -102,14 +85,15 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     if let links = dependencies.media.publicPhotoURLs {
         router.add(middleware: PublicPhotoLinksMiddleware(links: links))
     }
-    router.add(middleware: PlaceReadingMiddleware(clock: dependencies.clock))
+    router.add(middleware: PlaceReadingMiddleware(clock: dependencies.configuration.clock))
     router.add(middleware: ExpectContinueMiddleware())
     router.add(middleware: OutageMiddleware(health: health))
     router.add(middleware: RequestMetricsMiddleware())
     let stores = dependencies.stores
     let cursors = CursorCodec(secret: dependencies.secret)
     let reads = dependencies.reads
-    let signedIn = SignedInUsers(accounts: stores.accounts, writes: stores.events.eventSignal, now: dependencies.clock)
+    let signedIn = SignedInUsers(
+        accounts: stores.accounts, writes: stores.events.eventSignal, now: dependencies.configuration.clock)
     let authentication = AccessTokenMiddleware(
         tokens: dependencies.accounts.accessTokens, users: signedIn, writers: reads.writers)
     router.addRoutes(
@@ -121,8 +105,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         PlacesController(
             store: stores.places, reads: reads, cursors: cursors, authentication: authentication,
-            searchScans: dependencies.searchScans, expensiveReads: dependencies.expensiveReads,
-            defaultTimeZone: dependencies.defaultTimeZone
+            searchScans: dependencies.configuration.searchScans, expensiveReads: dependencies.expensiveReads,
+            defaultTimeZone: dependencies.configuration.defaultTimeZone
         ).endpoints,
         atPath: "/v1/places")
     router.addRoutes(
@@ -131,7 +115,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     // The objectionable-text filter, one for every route that takes text for others to read.
     let blockedWords = dependencies.accounts.blockedWords
     // Per-user write limits, counted in the database.
-    let writes = WriteLimiter(store: stores.writeLimits, limits: dependencies.writeLimits)
+    let writes = WriteLimiter(store: stores.writeLimits, limits: dependencies.configuration.writeLimits)
     router.addRoutes(
         UsersController(
             accounts: stores.accounts, reads: reads, media: dependencies.media, authentication: authentication,
@@ -181,7 +165,8 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         ReportModerationController(reports: stores.reports, cursors: cursors, authentication: authentication).endpoints,
         atPath: "/v1/moderation")
     let reports = ReportsController(
-        reports: stores.reports, rules: dependencies.reportRules, authentication: authentication, writes: writes)
+        reports: stores.reports, rules: dependencies.configuration.reportRules, authentication: authentication,
+        writes: writes)
     router.addRoutes(reports.endpoints({ .review($0) }, missing: .reviewNotFound), atPath: "/v1/reviews")
     router.addRoutes(reports.endpoints({ .comment($0) }, missing: .commentNotFound), atPath: "/v1/comments")
     router.addRoutes(reports.endpoints({ .user($0) }, missing: .userNotFound), atPath: "/v1/users")
@@ -189,15 +174,17 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         OGCController(
             places: stores.places, features: stores.features, cursors: cursors,
-            trustedProxies: dependencies.trustedProxies, expensiveReads: dependencies.expensiveReads,
-            matchBound: dependencies.featureMatchBound
+            trustedProxies: dependencies.configuration.trustedProxies, expensiveReads: dependencies.expensiveReads,
+            matchBound: dependencies.configuration.featureMatchBound
         ).endpoints,
         atPath: "/ogc")
-    router.addRoutes(WebMapController(settings: dependencies.webMap, places: stores.places).endpoints)
+    router.addRoutes(WebMapController(settings: dependencies.configuration.webMap, places: stores.places).endpoints)
     router.addRoutes(
-        TilesController(store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.trustedProxies)
-            .endpoints)
-    if let lslp = dependencies.lslp {
+        TilesController(
+            store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.configuration.trustedProxies
+        )
+        .endpoints)
+    if let lslp = dependencies.configuration.lslp {
         router.addLSLPRoutes(lslp, dependencies: dependencies, cursors: cursors, writes: writes, signedIn: signedIn)
     }
     router.answerOtherMethods()
@@ -230,17 +217,8 @@ public func buildDependencies(
         sharedSecret: configuration.secret, now: configuration.clock)
     let tiles = await TileServices(configuration.tiles, events: events, places: stores.places)
     var dependencies = ServiceDependencies(
-        stores: stores, secret: secret, accounts: accounts, media: photos, events: events,
-        notifications: notifications, tiles: tiles)
-    dependencies.trustedProxies = configuration.trustedProxies
-    dependencies.clock = configuration.clock
-    dependencies.defaultTimeZone = configuration.defaultTimeZone
-    dependencies.accessLog = configuration.accessLog
-    dependencies.webMap = configuration.webMap
-    dependencies.lslp = configuration.lslp
-    dependencies.writeLimits = configuration.writeLimits
-    dependencies.reportRules = configuration.reportRules
-    dependencies.featureMatchBound = configuration.featureMatchBound
+        configuration: configuration, stores: stores, secret: secret, accounts: accounts, media: photos,
+        events: events, notifications: notifications, tiles: tiles)
     if let replicas = stores.replicas {
         dependencies.reads = ReadRouting(
             router: LagTolerantRouter(
@@ -248,6 +226,5 @@ public func buildDependencies(
                 writers: RecentWriters(window: configuration.readYourWrites, startingAt: configuration.clock())),
             tokens: accounts.accessTokens)
     }
-    if let searchScans = configuration.searchScans { dependencies.searchScans = searchScans }
     return dependencies
 }

@@ -6,7 +6,7 @@ import Hummingbird
 /// writer, but no middleware (client address, access log, metrics, compression check, problem
 /// documents, place reading), no authentication, no parameter checks and no cursor signing: a
 /// page that continues says `"next_cursor": null`. What the service's own route costs beyond
-/// one of these is the path around the work (docs/performance.md, "The HTTP path").
+/// one of these is the path around the work (docs/performance/http-path.md).
 ///
 /// `burgermap-bench bare-route --data-dir …|--database-url …` serves them beside the constant
 /// route; they are not part of the service.

@@ -6,7 +6,9 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 
-/// What the service needs to run: where to listen and where its data lives.
+/// Every setting of the service, declared once: `burgermap serve`'s options fill it (each option
+/// also read from `BURGERMAP_<NAME>`, see `EnvironmentOptions`), tests pass one of their own, and
+/// the service reads each field where it is used (`ServiceDependencies.configuration`).
 public struct ServiceConfiguration: Sendable {
     public var host: String
     public var port: Int
@@ -58,8 +60,10 @@ public struct ServiceConfiguration: Sendable {
     /// The IANA time zone of places added through the API without one (`--default-timezone`;
     /// checked by `PlaceTimeZone` at start). Without it such places have no `open_now`.
     public var defaultTimeZone: String?
-    /// The cores that searches of two characters may occupy; `nil` is half of them.
-    public var searchScans: CoreBudget?
+    /// The cores that searches of two characters may occupy at once (half of them): such a
+    /// query has no trigram, so both engines scan the folded names for it (see
+    /// `PlacesController.search`).
+    public var searchScans = CoreBudget(cores: ProcessInfo.processInfo.activeProcessorCount / 2)
     /// Streams, push and their limits.
     public var notifications = NotificationConfiguration()
     /// The vector tiles' cache and `Cache-Control`.

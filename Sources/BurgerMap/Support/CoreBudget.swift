@@ -5,7 +5,7 @@ import Synchronization
 /// The cores one kind of work may occupy: image work (each job holds one while it runs; a job
 /// may borrow a second one for a helper thread only when one is idle, so threads busy with
 /// images never outnumber the cores), and searches that scan every place's name
-/// (`ServiceDependencies.searchScans`).
+/// (`ServiceConfiguration.searchScans`).
 public final class CoreBudget: Sendable {
     private let busy = Atomic<Int>(0)
     public let cores: Int

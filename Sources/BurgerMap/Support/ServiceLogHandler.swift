@@ -9,7 +9,7 @@ import Logging
 /// per request, and `StreamLogHandler` formats its timestamp with `localtime` (which glibc makes
 /// re-check `/etc/localtime`, a system call, every time), builds the line by string interpolation
 /// and writes it through `FILE` locking and `fflush`: 4.4% of a nearby request's CPU in a `perf`
-/// profile (`scripts/bench-ceiling`, docs/performance.md "The HTTP path against a bare route"). This handler
+/// profile (`scripts/bench-ceiling`, docs/performance/http-path.md "The HTTP path against a bare route"). This handler
 /// formats the timestamp once per second and builds each line as bytes (`LogOutput` writes
 /// them).
 public struct ServiceLogHandler: LogHandler {

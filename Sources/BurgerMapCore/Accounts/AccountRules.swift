@@ -71,3 +71,21 @@ public enum AccountRules {
         return false
     }
 }
+
+extension AccountRules {
+    /// The event of a profile update, when it named a nickname or a bio; `nil` otherwise.
+    public static func profileChanged(_ user: Int64, changedAnything: Bool) -> DomainEvent? {
+        changedAnything ? DomainEvent(.profileChanged, actor: user, subject: user) : nil
+    }
+
+    /// The event of a new avatar (recorded for every replacement).
+    public static func avatarChanged(_ user: Int64) -> DomainEvent {
+        DomainEvent(.avatarChanged, actor: user, subject: user)
+    }
+
+    /// The one event of an account deletion: its reviews, comments, likes and follows go with
+    /// it without events of their own (readers forget the user's things by this one).
+    public static func deleted(_ user: Int64) -> DomainEvent {
+        DomainEvent(.accountDeleted, actor: user, subject: user)
+    }
+}

@@ -89,3 +89,17 @@ extension DomainEvent {
             details: EventDetails(bounds: facts.bounds, cells: facts.cells.sorted(), cellLevel: facts.cellLevel))
     }
 }
+
+extension PlaceBatchFacts {
+    /// The levels at which an engine that reads a batch's cells back from its table (PostgreSQL's
+    /// import) asks for them, finest first: the distinct cells of the first level that has at
+    /// most `cellReadCap` of them, given to `add(cell:at:)`, give the same cells and level as the
+    /// batch built place by place (SQLite's import). Four levels apart because a level with more
+    /// than `cellReadCap` (16 × `EventDetails.maximumCells`) cells has more than
+    /// `EventDetails.maximumCells` at the next level of the ladder (a cell holds 16 of the level
+    /// two finer), so the answer is at least four levels coarser: no level is skipped.
+    public static let cellReadLevels = Array(stride(from: finestCellLevel, through: 0, by: -4))
+
+    /// The most distinct cells read at one of `cellReadLevels`.
+    public static let cellReadCap = 16 * EventDetails.maximumCells
+}

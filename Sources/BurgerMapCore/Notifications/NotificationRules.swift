@@ -155,3 +155,11 @@ public enum NotificationRules {
         return "\(year)-\(two(month))-\(two(day))"
     }
 }
+
+extension NotificationRules {
+    /// The event that tells `recipient`'s streams a notification group of theirs changed (an
+    /// entry added, retracted or forgotten): no actor, the group as subject.
+    public static func groupUpdated(_ group: Int64, recipient: Int64) -> DomainEvent {
+        DomainEvent(.notificationUpdated, actor: nil, subject: group, details: EventDetails(user: recipient))
+    }
+}

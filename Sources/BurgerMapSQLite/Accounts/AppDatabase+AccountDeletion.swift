@@ -32,7 +32,7 @@ extension AppDatabase {
                 }
                 // The places the reviews were about: counts, average and cover again.
                 for place in places { try Self.refreshPlaceStats(db, placeID: place) }
-                try self.recordEvent(DomainEvent(.accountDeleted, actor: id, subject: id), at: .now(), in: db)
+                try self.recordEvent(AccountRules.deleted(id), at: .now(), in: db)
                 return photoIDs
             }
         }

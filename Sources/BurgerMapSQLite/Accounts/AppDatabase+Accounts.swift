@@ -125,8 +125,8 @@ extension AppDatabase {
                 } catch let error as DatabaseError {
                     throw Self.accountConflict(error) ?? error
                 }
-                if changed {
-                    try self.recordEvent(DomainEvent(.profileChanged, actor: id, subject: id), at: time, in: db)
+                if let event = AccountRules.profileChanged(id, changedAnything: changed) {
+                    try self.recordEvent(event, at: time, in: db)
                 }
                 return try Self.user(db, id: id)
             }

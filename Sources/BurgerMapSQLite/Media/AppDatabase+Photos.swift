@@ -19,7 +19,7 @@ extension AppDatabase {
                     sql: "UPDATE users SET avatar_photo_id = ?, updated_at = ? WHERE id = ?",
                     arguments: [photoID, time.milliseconds, userID])
                 if let replaced { try db.execute(sql: "DELETE FROM photos WHERE id = ?", arguments: [replaced]) }
-                try self.recordEvent(DomainEvent(.avatarChanged, actor: userID, subject: userID), at: time, in: db)
+                try self.recordEvent(AccountRules.avatarChanged(userID), at: time, in: db)
                 guard let user = try Self.user(db, id: userID) else { throw StorageError.rowVanished("user") }
                 return (user, replaced)
             }

@@ -198,7 +198,7 @@ extension AppDatabase: NotificationStore {
             else { continue }
             let recipient: Int64 = row[0]
             try recordEvent(
-                DomainEvent(.notificationUpdated, actor: nil, subject: group, details: EventDetails(user: recipient)),
+                NotificationRules.groupUpdated(group, recipient: recipient),
                 at: now, in: db)
             let eventID = db.lastInsertedRowID
             try db.execute(

@@ -76,10 +76,7 @@ extension AppDatabase {
                 try beforeCommit(photoIDs)
                 try Self.refreshPlaceStats(db, placeID: draft.placeID)
                 try self.recordEvent(
-                    DomainEvent(
-                        .reviewCreated, actor: draft.authorID, subject: reviewID,
-                        details: EventDetails(place: draft.placeID)),
-                    at: time, in: db)
+                    ReviewRules.created(reviewID, by: draft.authorID, place: draft.placeID), at: time, in: db)
                 guard let review = try Self.review(db, id: reviewID, viewer: draft.authorID) else {
                     throw StorageError.rowVanished("review")
                 }
@@ -154,7 +151,7 @@ extension AppDatabase {
                     arguments: [rating, text, title, time.milliseconds, id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
                 try self.recordEvent(
-                    DomainEvent(.reviewEdited, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                    ReviewRules.edited(id, by: userID, place: owner.place),
                     at: time, in: db)
                 guard let review = try Self.review(db, id: id, viewer: userID) else { return .notFound }
                 return .done(review)
@@ -173,7 +170,7 @@ extension AppDatabase {
                 try db.execute(sql: "DELETE FROM reviews WHERE id = ?", arguments: [id])
                 try Self.refreshPlaceStats(db, placeID: owner.place)
                 try self.recordEvent(
-                    DomainEvent(.reviewDeleted, actor: userID, subject: id, details: EventDetails(place: owner.place)),
+                    ReviewRules.deleted(id, by: userID, place: owner.place),
                     at: .now(), in: db)
                 return .done(photoIDs)
             }

@@ -87,12 +87,12 @@ extension AppDatabase {
                         "INSERT INTO comments (review_id, author_id, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)",
                     arguments: [reviewID, author, text, time.milliseconds, time.milliseconds])
                 let commentID = db.lastInsertedRowID
-                let reviewAuthor = try Int64.fetchOne(
-                    db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                guard
+                    let reviewAuthor = try Int64.fetchOne(
+                        db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                else { throw StorageError.rowVanished("reviews") }
                 try self.recordEvent(
-                    DomainEvent(
-                        .commentCreated, actor: author, subject: commentID,
-                        details: EventDetails(review: reviewID, user: reviewAuthor)),
+                    SocialRules.commentCreated(commentID, by: author, on: reviewID, reviewAuthor: reviewAuthor),
                     at: time, in: db)
                 return try Self.comment(db, id: commentID)
             }
@@ -120,15 +120,12 @@ extension AppDatabase {
         try await measured("update_comment") {
             try await pool.write { db in
                 guard let owner = try Self.commentOwnership(db, id: id) else { return .notFound }
-                guard owner.author == userID else { return .forbidden }
+                guard SocialRules.mayEdit(comment: owner.author, user: userID) else { return .forbidden }
                 try db.execute(
                     sql: "UPDATE comments SET text = ?, updated_at = ? WHERE id = ?",
                     arguments: [text, time.milliseconds, id])
                 try self.recordEvent(
-                    DomainEvent(
-                        .commentEdited, actor: userID, subject: id,
-                        details: EventDetails(review: owner.review, user: owner.author)),
-                    at: time, in: db)
+                    SocialRules.commentEdited(id, by: userID, on: owner.review, author: owner.author), at: time, in: db)
                 guard let comment = try Self.comment(db, id: id) else { return .notFound }
                 return .done(comment)
             }
@@ -140,13 +137,13 @@ extension AppDatabase {
         try await measured("delete_comment") {
             try await pool.write { db in
                 guard let owner = try Self.commentOwnership(db, id: id) else { return .notFound }
-                guard owner.author == userID || owner.reviewAuthor == userID else { return .forbidden }
+                guard SocialRules.mayDelete(comment: owner.author, onReviewBy: owner.reviewAuthor, user: userID) else {
+                    return .forbidden
+                }
                 try db.execute(sql: "DELETE FROM comments WHERE id = ?", arguments: [id])
                 try self.recordEvent(
-                    DomainEvent(
-                        .commentDeleted, actor: userID, subject: id,
-                        details: EventDetails(review: owner.review, user: owner.author)),
-                    at: .now(), in: db)
+                    SocialRules.commentDeleted(id, by: userID, on: owner.review, author: owner.author), at: .now(),
+                    in: db)
                 return .done(())
             }
         }

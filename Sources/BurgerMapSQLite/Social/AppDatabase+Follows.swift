@@ -13,10 +13,11 @@ extension AppDatabase {
         try await measured("set_follow") {
             try await pool.write { db in
                 guard try Self.userExists(db, id: followee) else { return nil }
-                if try Self.followPairs.set(active, actor: follower, target: followee, at: time, in: db) {
-                    try self.recordEvent(
-                        DomainEvent(active ? .userFollowed : .userUnfollowed, actor: follower, subject: followee),
-                        at: time, in: db)
+                let changed = try Self.followPairs.set(active, actor: follower, target: followee, at: time, in: db)
+                if let event = SocialRules.followEvent(
+                    following: active, follower: follower, followee: followee, rowChanged: changed)
+                {
+                    try self.recordEvent(event, at: time, in: db)
                 }
                 let count = try Int.fetchOne(
                     db, sql: "SELECT follower_count FROM users WHERE id = ?", arguments: [followee])

@@ -34,12 +34,13 @@ extension AppDatabase {
                     ? Self.reviewVisible(db, id: reviewID, viewer: userID) : Self.reviewExists(db, id: reviewID)
                 guard found else { return nil }
                 if try reaction.pairs.set(active, actor: userID, target: reviewID, at: time, in: db) {
-                    let author = try Int64.fetchOne(
-                        db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                    guard
+                        let author = try Int64.fetchOne(
+                            db, sql: "SELECT author_id FROM reviews WHERE id = ?", arguments: [reviewID])
+                    else { throw StorageError.rowVanished("reviews") }
                     try self.recordEvent(
-                        DomainEvent(
-                            reaction.eventKind(active), actor: userID, subject: reviewID,
-                            details: EventDetails(user: author)),
+                        SocialRules.reactionEvent(
+                            reaction, active: active, user: userID, review: reviewID, author: author),
                         at: time, in: db)
                 }
                 let count = try Int.fetchOne(

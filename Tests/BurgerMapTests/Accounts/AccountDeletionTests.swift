@@ -10,10 +10,10 @@ import Testing
 struct AccountDeletionTests {
     @Test(
         "everything of the account goes in one transaction, every other count stays exact, its files go, its tokens stop",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func deleteAccount(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.lslp = LFRBApp.settings
+        environment.configuration.lslp = LFRBApp.settings
         try await environment.withClient { client in
             let aliceTokens = try tokens(try await client.register(email: "alice@example.com", nickname: "alice"))
             let alice = try #require(

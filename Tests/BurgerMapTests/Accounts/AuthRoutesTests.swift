@@ -13,7 +13,7 @@ import Testing
 struct AuthRoutesTests {
     @Test(
         "register answers tokens that work, stores only a bcrypt hash, and shows profiles",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func registerAndUseTokens(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -51,7 +51,7 @@ struct AuthRoutesTests {
     }
 
     @Test(
-        "emails and nicknames are unique ignoring case, also when registrations race", arguments: StoreEngine.allCases)
+        "emails and nicknames are unique ignoring case, also when registrations race", arguments: StoreEngine.available)
     func uniqueness(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -85,7 +85,7 @@ struct AuthRoutesTests {
         }
     }
 
-    @Test("bad bodies answer problem documents naming the fields, never a 500", arguments: StoreEngine.allCases)
+    @Test("bad bodies answer problem documents naming the fields, never a 500", arguments: StoreEngine.available)
     func badBodies(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -136,10 +136,10 @@ struct AuthRoutesTests {
 
     @Test(
         "a wrong password and an unknown email get the same answer; failures are throttled",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func loginAndThrottling(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.throttlePolicy = LoginThrottle.Policy(
+        environment.configuration.loginThrottle = LoginThrottle.Policy(
             perAccountClient: 3, perClient: 100, window: .seconds(600), firstBlock: .seconds(600))
         try await environment.withClient { client in
             _ = try await client.register(email: "ha@example.com", nickname: "haneul", password: "right password")

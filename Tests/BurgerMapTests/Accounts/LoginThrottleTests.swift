@@ -15,12 +15,12 @@ struct LoginThrottleTests {
 
     @Test(
         "1,000 failed logins from one client behind the proxy block that client, nobody else",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func strangerBehindProxy(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let clock = TestClock()
         environment.clock = clock
-        environment.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.1"))])
+        environment.configuration.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.1"))])
         let logs = CapturedLogs()
         try await environment.withLiveClient(logger: logs.logger) { _, client in
             func login(_ email: String, _ password: String, from address: String) async throws -> TestResponse {

@@ -13,7 +13,7 @@ import Testing
 struct ProfileAndPlaceCreationTests {
     @Test(
         "PATCH /v1/users/me changes nickname and bio, keeps nicknames unique, validates",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func updateProfile(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -43,7 +43,7 @@ struct ProfileAndPlaceCreationTests {
 
     @Test(
         "POST /v1/places needs a user, records them, and answers the stored place for a known source id",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func createPlace(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

@@ -9,7 +9,7 @@ import Testing
 struct SignedInUsersTests {
     @Test(
         "a token's user is read again after any write of the service at once, and after a change by SQL within 2 s",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func keptUntilAWriteOrTwoSeconds(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let clock = TestClock()

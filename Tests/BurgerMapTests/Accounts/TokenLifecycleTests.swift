@@ -14,7 +14,7 @@ import Testing
 struct TokenLifecycleTests {
     @Test(
         "refresh rotates; a reused refresh token revokes the whole login; logout ends it",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func refreshRotationAndReuse(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let clock = TestClock()
@@ -57,10 +57,10 @@ struct TokenLifecycleTests {
 
     @Test(
         "an expired access token is 401 token_expired with WWW-Authenticate; refreshing works",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func expiredAccessToken(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.accessTokenLifetime = .seconds(1)
+        environment.configuration.accessTokenLifetime = .seconds(1)
         let clock = TestClock()
         environment.clock = clock
         try await environment.withClient { client in
@@ -95,7 +95,7 @@ struct TokenLifecycleTests {
 
     @Test(
         "forged, unsigned, malformed and orphaned tokens are 401 unauthorized, never a 500",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func forgedTokens(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let clock = TestClock()
@@ -135,7 +135,7 @@ struct TokenLifecycleTests {
         }
     }
 
-    @Test("no password, token or hash appears in a log line, at any level", arguments: StoreEngine.allCases)
+    @Test("no password, token or hash appears in a log line, at any level", arguments: StoreEngine.available)
     func nothingSecretIsLogged(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let logs = CapturedLogs()

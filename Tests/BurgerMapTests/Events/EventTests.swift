@@ -51,7 +51,7 @@ extension TestEnvironment {
 struct EventTests {
     @Test(
         "the writes of a day on the service each record their event, in order, and writes that change nothing none",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func everyWrite(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -157,7 +157,7 @@ struct EventTests {
 
     @Test(
         "an import records one event for its places, a repeat of it none, and removing its source one",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func imports(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let file = try environment.file(
@@ -182,7 +182,66 @@ struct EventTests {
         }
     }
 
-    @Test("a write that rolls back records no event", arguments: StoreEngine.allCases)
+    @Test(
+        "the notification worker records one notification.updated per group a batch changes, and none for a batch that changes no group",
+        arguments: StoreEngine.available)
+    func notificationUpdated(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        try await environment.withClient { client in
+            let alice = try await client.member("alice")
+            let bob = try await client.member("bob")
+            let carol = try await client.member("carol")
+            let place = try await client.addPlace("Notified Burger", token: alice.token)
+            let review = try await client.reviewID(place: place, token: alice.token)
+            try await environment.settleNotifications()
+            let start = try await environment.stores.events.lastEventID()
+
+            // Two likes in one batch join one group of Alice's: one event, by no one, about the group.
+            #expect(try await client.send(.put, "/v1/reviews/\(review)/like", token: bob.token).status == .ok)
+            #expect(try await client.send(.put, "/v1/reviews/\(review)/like", token: carol.token).status == .ok)
+            try await environment.settleNotifications()
+            let groups = try await environment.stores.notifications.notifications(
+                for: alice.id, filter: NotificationFilter(), before: nil, limit: 10)
+            #expect(groups.count == 1)
+            let group = try #require(groups.first)
+            #expect(group.type == .like && group.count == 2)
+            let added = try await environment.events(after: start)
+            #expect(
+                added.map { SeenEvent($0.event.kind, $0.event.actor, $0.event.subject) } == [
+                    SeenEvent(.reviewLiked, bob.id, review),
+                    SeenEvent(.reviewLiked, carol.id, review),
+                    SeenEvent(.notificationUpdated, nil, group.rowID),
+                ])
+            let firstUpdate = try #require(added.last)
+            #expect(firstUpdate.event.details == EventDetails(user: alice.id))
+            #expect(group.latestEventID == firstUpdate.id && group.changedEventID == firstUpdate.id)
+
+            // A retraction changes the group too (its latest addition stays); Alice's like of her
+            // own review changes no group.
+            #expect(try await client.send(.delete, "/v1/reviews/\(review)/like", token: bob.token).status == .ok)
+            #expect(try await client.send(.put, "/v1/reviews/\(review)/like", token: alice.token).status == .ok)
+            try await environment.settleNotifications()
+            let retracted = try await environment.events(after: firstUpdate.id)
+            #expect(
+                retracted.map { SeenEvent($0.event.kind, $0.event.actor, $0.event.subject) } == [
+                    SeenEvent(.reviewUnliked, bob.id, review),
+                    SeenEvent(.reviewLiked, alice.id, review),
+                    SeenEvent(.notificationUpdated, nil, group.rowID),
+                ])
+            let secondUpdate = try #require(retracted.last)
+            #expect(secondUpdate.event.details == EventDetails(user: alice.id))
+            let changed = try #require(
+                try await environment.stores.notifications.notificationGroup(rowID: group.rowID))
+            #expect(changed.count == 1)
+            #expect(changed.latestEventID == firstUpdate.id && changed.changedEventID == secondUpdate.id)
+
+            // Nothing left to apply: no event.
+            try await environment.settleNotifications()
+            #expect(try await environment.stores.events.lastEventID() == secondUpdate.id)
+        }
+    }
+
+    @Test("a write that rolls back records no event", arguments: StoreEngine.available)
     func rollback(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -206,7 +265,7 @@ struct EventTests {
 
     @Test(
         "pruning deletes the events older than the retention, in batches, and keeps the rest",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func retention(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let alice = try await environment.stores.accounts.createUser(

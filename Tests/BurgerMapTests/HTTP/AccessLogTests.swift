@@ -20,7 +20,7 @@ struct AccessLogTests {
 
     @Test(
         "each request ends with one line: method, route pattern, status, duration, bytes, id; no coordinates",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func fieldsAndRedaction(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.insert([PlaceDraft(name: "Patty Lab", lat: 37.5665, lng: 126.978)])
@@ -63,7 +63,7 @@ struct AccessLogTests {
         }
     }
 
-    @Test("tokens, emails and passwords never reach the log, also on failed logins", arguments: StoreEngine.allCases)
+    @Test("tokens, emails and passwords never reach the log, also on failed logins", arguments: StoreEngine.available)
     func noCredentials(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let logs = CapturedLogs()
@@ -120,10 +120,10 @@ struct AccessLogTests {
         }
     }
 
-    @Test("behind a trusted proxy the line names the forwarded client", arguments: StoreEngine.allCases)
+    @Test("behind a trusted proxy the line names the forwarded client", arguments: StoreEngine.available)
     func clientThroughProxy(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.0/8"))])
+        environment.configuration.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.0/8"))])
         let logs = CapturedLogs()
         try await environment.withLiveClient(logger: logs.logger) { _, client in
             let response = try await client.execute(

@@ -109,7 +109,7 @@ struct OSMImportTests {
 
     @Test(
         "an extract's burger places with their fields; a newer one updates, adds and removes",
-        arguments: StoreEngine.allCases, FileKind.allCases)
+        arguments: StoreEngine.available, FileKind.allCases)
     func importAndUpdate(engine: StoreEngine, kind: FileKind) async throws {
         let environment = try await TestEnvironment(engine)
         let options = PlaceImportOptions(timeZone: "Asia/Seoul")
@@ -165,7 +165,7 @@ struct OSMImportTests {
 
     @Test(
         "--osm-filter all-food takes every food amenity, with its amenity as category",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func allFood(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         var options = PlaceImportOptions()
@@ -181,7 +181,7 @@ struct OSMImportTests {
             ])
     }
 
-    @Test("CSV columns and GeoJSON properties named name:xx become names", arguments: StoreEngine.allCases)
+    @Test("CSV columns and GeoJSON properties named name:xx become names", arguments: StoreEngine.available)
     func namesFromCSVAndGeoJSON(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let csv = try environment.file(
@@ -198,7 +198,7 @@ struct OSMImportTests {
 
     @Test(
         "the web map and /tiles.json say © OpenStreetMap contributors while its data is in",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func attribution(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let marker = "data-data-attribution=\"© OpenStreetMap contributors\""

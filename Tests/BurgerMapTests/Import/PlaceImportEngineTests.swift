@@ -28,7 +28,7 @@ struct PlaceImportEngineTests {
 
     @Test(
         "CSV: bad rows skipped with line and reason, good rows stored; a second run changes nothing",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func csvAndIdempotence(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let csv = try environment.file("city.csv", Self.cityCSV)
@@ -77,7 +77,7 @@ struct PlaceImportEngineTests {
 
     @Test(
         "GeoJSON: broken features skipped by number, the rest stored; again: all unchanged",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func geoJSON(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let file = try environment.file("places.geojson", Self.featuresGeoJSON)
@@ -102,7 +102,7 @@ struct PlaceImportEngineTests {
 
     @Test(
         "a changed file updates its places (a moved one is found where it went); the rest stay unchanged",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func updates(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         _ = try await environment.load(
@@ -129,7 +129,8 @@ struct PlaceImportEngineTests {
     }
 
     @Test(
-        "a bad row in the middle of a long file is reported; every other row is stored", arguments: StoreEngine.allCases
+        "a bad row in the middle of a long file is reported; every other row is stored",
+        arguments: StoreEngine.available
     )
     func badRowInTheMiddle(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -151,7 +152,8 @@ struct PlaceImportEngineTests {
     }
 
     @Test(
-        "a file that cannot be read, or fails half-way, leaves the database as it was", arguments: StoreEngine.allCases)
+        "a file that cannot be read, or fails half-way, leaves the database as it was", arguments: StoreEngine.available
+    )
     func failedRead(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         _ = try await environment.load(
@@ -188,7 +190,7 @@ struct PlaceImportEngineTests {
         #expect(again.unchanged == 1)
     }
 
-    @Test("progress is reported while rows go in, with the rows taken so far", arguments: StoreEngine.allCases)
+    @Test("progress is reported while rows go in, with the rows taken so far", arguments: StoreEngine.available)
     func progress(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         var csv = "name,lat,lng\n"

@@ -77,6 +77,44 @@ struct PlaceImportEnginesAgreeTests {
     }
 }
 
+extension PlaceImportEnginesAgreeTests {
+    /// The import's event as a map cache reads it: its cells and their level.
+    static func lastImportCells(_ environment: TestEnvironment) async throws -> (cells: [Int64], level: Int?) {
+        let events = try await environment.stores.events.events(after: 0, limit: 1_000)
+        let imported = try #require(events.last { $0.event.kind == .placesImported })
+        return (imported.event.details.cells ?? [], imported.event.details.cellLevel)
+    }
+
+    @Test("a first load and a reload that moves places give the same event cells and level on both engines")
+    func importEventCells() async throws {
+        try TestServers.skipUnless(TestServers.postgresRuns)
+        let sqlite = try await TestEnvironment(.sqlite)
+        let postgres = try await TestEnvironment(.postgres)
+        var random = SeededGenerator(seed: 61)
+        // 6,000 places over the world: more cells than an event lists at the finest level.
+        var rows: [(lat: Double, lng: Double)] = (0..<6_000).map { _ in
+            (Double.random(in: -80...80, using: &random), Double.random(in: -179...179, using: &random))
+        }
+        func csv() -> String {
+            "id,name,lat,lng\n"
+                + rows.enumerated().map { "\($0.offset),Place \($0.offset),\($0.element.lat),\($0.element.lng)" }
+                .joined(separator: "\n")
+        }
+        for round in 0..<2 {
+            let file = try sqlite.file("world\(round).csv", csv())
+            _ = try await sqlite.load(file, source: "world")
+            _ = try await postgres.load(file, source: "world")
+            let expected = try await Self.lastImportCells(sqlite)
+            let found = try await Self.lastImportCells(postgres)
+            #expect(found.level == expected.level, "round \(round)")
+            #expect(found.cells == expected.cells, "round \(round)")
+            #expect(expected.cells.count <= EventDetails.maximumCells)
+            // The second round moves a hundred places far away: their old cells count too.
+            for index in 0..<100 { rows[index] = (rows[index].lat / 2, rows[index].lng / 2) }
+        }
+    }
+}
+
 @Suite("Place import on PostgreSQL: first loads")
 struct PostgresFirstImportTests {
     /// Every index of `places` with its definition.

@@ -12,7 +12,7 @@ import Testing
 struct LFRBSafetyTests {
     @Test(
         "posts, their embedded reviews and comments, the map load and profiles leave out blocked users and hidden content",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func embeddedListsHonourBlocksAndHiding(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 0)
         try await environment.withClient { client in
@@ -73,7 +73,7 @@ struct LFRBSafetyTests {
         }
     }
 
-    @Test("withdraw deletes the caller's account and answers who it was", arguments: StoreEngine.allCases)
+    @Test("withdraw deletes the caller's account and answers who it was", arguments: StoreEngine.available)
     func withdraw(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 0)
         try await environment.withClient { client in

@@ -13,7 +13,7 @@ struct LFRBScreenTests {
     /// An environment with the app's routes on, and imported places.
     static func environment(_ engine: StoreEngine, places: Int = 30) async throws -> TestEnvironment {
         let environment = try await TestEnvironment(engine)
-        environment.lslp = LFRBApp.settings
+        environment.configuration.lslp = LFRBApp.settings
         try await environment.insert(
             (0..<places).map { index in
                 PlaceDraft(
@@ -26,7 +26,7 @@ struct LFRBScreenTests {
 
     @Test(
         "join and login: email check, join, duplicate, nickname with a space, wrong password",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func joinAndLogin(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine, places: 0)
         try await environment.withClient { client in
@@ -70,7 +70,7 @@ struct LFRBScreenTests {
 
     @Test(
         "map load: every place is a pin, reviews (native and the app's) hang on their restaurant, next_cursor \"0\"",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func mapLoad(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine)
         try await environment.withClient { client in
@@ -125,7 +125,7 @@ struct LFRBScreenTests {
 
     @Test(
         "write a review: restaurant added once by content5, photos uploaded then attached, linked, visible natively",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func writeReview(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine, places: 3)
         try await environment.withClient { client in
@@ -182,7 +182,7 @@ struct LFRBScreenTests {
         }
     }
 
-    @Test("the review feed pages by 21 with signed cursors and ends with \"0\"", arguments: StoreEngine.allCases)
+    @Test("the review feed pages by 21 with signed cursors and ends with \"0\"", arguments: StoreEngine.available)
     func reviewFeed(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine, places: 1)
         try await environment.withClient { client in
@@ -221,7 +221,7 @@ struct LFRBScreenTests {
         }
     }
 
-    @Test("likes, bookmarks, comments and the liked lists", arguments: StoreEngine.allCases)
+    @Test("likes, bookmarks, comments and the liked lists", arguments: StoreEngine.available)
     func reactions(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine, places: 1)
         try await environment.withClient { client in
@@ -268,7 +268,7 @@ struct LFRBScreenTests {
         }
     }
 
-    @Test("profiles and follows", arguments: StoreEngine.allCases)
+    @Test("profiles and follows", arguments: StoreEngine.available)
     func profilesAndFollows(engine: StoreEngine) async throws {
         let environment = try await Self.environment(engine, places: 1)
         try await environment.withClient { client in

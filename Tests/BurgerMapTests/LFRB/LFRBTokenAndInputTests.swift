@@ -11,7 +11,7 @@ import Testing
 struct LFRBTokenAndInputTests {
     @Test(
         "419 → refresh → retry; the refresh token keeps working; 418 once it is expired or unknown",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func tokenCycle(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 2)
         let clock = TestClock()
@@ -49,7 +49,7 @@ struct LFRBTokenAndInputTests {
         }
     }
 
-    @Test("SesacKey, bare tokens, and no routes without a key", arguments: StoreEngine.allCases)
+    @Test("SesacKey, bare tokens, and no routes without a key", arguments: StoreEngine.available)
     func keyAndTokens(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 1)
         try await environment.withClient { client in
@@ -82,7 +82,7 @@ struct LFRBTokenAndInputTests {
 
     @Test(
         "uploaded photos: only the uploader's, once each, and gone with their files after a day",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func pendingPhotos(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 1)
         let clock = TestClock()
@@ -133,7 +133,7 @@ struct LFRBTokenAndInputTests {
         }
     }
 
-    @Test("bad input gets the app's statuses and writes nothing", arguments: StoreEngine.allCases)
+    @Test("bad input gets the app's statuses and writes nothing", arguments: StoreEngine.available)
     func badInput(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 1)
         try await environment.withClient { client in

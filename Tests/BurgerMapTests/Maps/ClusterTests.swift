@@ -91,7 +91,7 @@ struct ClusterTests {
         }
     }
 
-    @Test("cluster counts, centres, bounds and expansion zooms equal brute force", arguments: StoreEngine.allCases)
+    @Test("cluster counts, centres, bounds and expansion zooms equal brute force", arguments: StoreEngine.available)
     func bruteForce(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(Self.drafts(seed: 7))
@@ -104,7 +104,7 @@ struct ClusterTests {
 
     @Test(
         "clusters stay exact as places are added, moved, deleted, reviewed and imported",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func writes(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let store = environment.stores.places
@@ -158,7 +158,7 @@ struct ClusterTests {
 
     @Test(
         "the route answers clusters and places as JSON and GeoJSON, and refuses bad views",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func route(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         var drafts = (0..<5).map { PlaceDraft(name: "Block \($0)", lat: 37.5 + Double($0) * 0.0001, lng: 127) }
@@ -229,7 +229,7 @@ struct ClusterTests {
 /// The sample dataset, loaded as an operator would (a first load builds the rows in one pass).
 @Suite("Map clusters on the sample places")
 struct ClusterSampleTests {
-    @Test("views of the imported sample places equal brute force", arguments: StoreEngine.allCases)
+    @Test("views of the imported sample places equal brute force", arguments: StoreEngine.available)
     func sample(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let sample = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(

@@ -9,11 +9,11 @@ import Testing
 /// page itself in Chromium).
 @Suite("Web map")
 struct WebMapTests {
-    @Test("the page carries its tile settings escaped and a strict policy", arguments: StoreEngine.allCases)
+    @Test("the page carries its tile settings escaped and a strict policy", arguments: StoreEngine.available)
     func page(engine: StoreEngine) async throws {
         var environment = try await TestEnvironment(engine)
-        environment.webMap.tileURL = "https://{s}.tiles.example.org/{z}/{x}/{y}.png?k=\"><script>"
-        environment.webMap.tileAttribution = "© Example <a href=\"https://example.org\">maps</a>"
+        environment.configuration.webMap.tileURL = "https://{s}.tiles.example.org/{z}/{x}/{y}.png?k=\"><script>"
+        environment.configuration.webMap.tileAttribution = "© Example <a href=\"https://example.org\">maps</a>"
         try await environment.withClient { client in
             let response = try await client.execute(uri: "/", method: .get)
             #expect(response.status == .ok)
@@ -45,7 +45,7 @@ struct WebMapTests {
         }
     }
 
-    @Test("Leaflet comes from the system's package folder, and only its files", arguments: StoreEngine.allCases)
+    @Test("Leaflet comes from the system's package folder, and only its files", arguments: StoreEngine.available)
     func leaflet(engine: StoreEngine) async throws {
         var environment = try await TestEnvironment(engine)
         let folder = environment.folder.appendingPathComponent("leaflet", isDirectory: true)
@@ -54,8 +54,8 @@ struct WebMapTests {
         try Data("/* leaflet */".utf8).write(to: folder.appendingPathComponent("leaflet.js"))
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: folder.appendingPathComponent("images/layers.png"))
         try Data("secret".utf8).write(to: folder.appendingPathComponent("other.txt"))
-        environment.webMap.leafletDirectory = folder
-        environment.webMap.tileURL = ""
+        environment.configuration.webMap.leafletDirectory = folder
+        environment.configuration.webMap.tileURL = ""
         try await environment.withClient { client in
             let script = try await client.execute(uri: "/map/leaflet.js", method: .get)
             #expect(script.status == .ok && String(buffer: script.body) == "/* leaflet */")

@@ -75,7 +75,7 @@ import Testing
         return lastScan
     }
 
-    @Test(arguments: StoreEngine.allCases) func theUploadRouteAnswersInvalidImageForTooManyScans(engine: StoreEngine)
+    @Test(arguments: StoreEngine.available) func theUploadRouteAnswersInvalidImageForTooManyScans(engine: StoreEngine)
         async throws
     {
         let environment = try await TestEnvironment(engine)

@@ -9,7 +9,7 @@ import Testing
 struct PhotoCrashRecoveryTests {
     @Test(
         "a crashed process's folder: committed photos published, the rest removed, their ids retired",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func settleAbandonedFolder(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .folder)
         let storage = try #require(environment.photoFolder)
@@ -68,7 +68,7 @@ struct PhotoCrashRecoveryTests {
         }
     }
 
-    @Test("a folder whose process still runs is never touched", arguments: StoreEngine.allCases)
+    @Test("a folder whose process still runs is never touched", arguments: StoreEngine.available)
     func liveFolderKept(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .folder)
         let storage = try #require(environment.photoFolder)

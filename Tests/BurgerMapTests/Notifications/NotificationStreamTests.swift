@@ -9,7 +9,7 @@ import Testing
 struct NotificationStreamTests {
     @Test(
         "a stream gets each changed group as it happens, resumes after Last-Event-ID, opens by one-use ticket, and keeps four per user",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func liveAndResumed(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withRunningService { port, client, dependencies in
@@ -79,10 +79,10 @@ struct NotificationStreamTests {
 
     @Test(
         "beyond --max-streams a new stream is 503 with Retry-After; a stream needs a user",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func limits(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.notifications.maxStreams = 1
+        environment.configuration.notifications.maxStreams = 1
         try await environment.withRunningService { port, client, _ in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -100,10 +100,10 @@ struct NotificationStreamTests {
         }
     }
 
-    @Test("heartbeats keep a quiet stream open past the idle timeout", arguments: StoreEngine.allCases)
+    @Test("heartbeats keep a quiet stream open past the idle timeout", arguments: StoreEngine.available)
     func heartbeats(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.notifications.heartbeat = .milliseconds(100)
+        environment.configuration.notifications.heartbeat = .milliseconds(100)
         var limits = ConnectionLimits()
         limits.idleTimeout = .milliseconds(500)
         try await environment.withRunningService(limits: limits) { port, _, dependencies in

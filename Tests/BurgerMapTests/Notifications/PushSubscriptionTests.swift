@@ -40,7 +40,7 @@ final class LoopbackPushService: Sendable {
 struct PushSubscriptionTests {
     @Test(
         "a like is pushed once, encrypted for the browser, in its language; 429 is retried and 410 removes the subscription",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func delivery(engine: StoreEngine) async throws {
         let pushService = LoopbackPushService()
         let receiver = Application(
@@ -48,9 +48,9 @@ struct PushSubscriptionTests {
         try await receiver.test(.live) { receiverClient in
             let receiverPort = try #require(receiverClient.port)
             let environment = try await TestEnvironment(engine)
-            environment.notifications.pushEndpointHosts = ["127.0.0.1:\(receiverPort)"]
-            environment.notifications.pushAllowsHTTP = true
-            environment.notifications.pushRetryBase = .milliseconds(1)
+            environment.configuration.notifications.pushEndpointHosts = ["127.0.0.1:\(receiverPort)"]
+            environment.configuration.notifications.pushAllowsHTTP = true
+            environment.configuration.notifications.pushRetryBase = .milliseconds(1)
             let dependencies = try await buildDependencies(
                 environment.configuration, stores: environment.stores, media: environment.media)
             try await environment.withClient { client in
@@ -130,7 +130,7 @@ struct PushSubscriptionTests {
 
     @Test(
         "endpoints outside the known push services, bad keys and foreign subscriptions are refused",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func guards(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

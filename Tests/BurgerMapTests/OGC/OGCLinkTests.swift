@@ -20,10 +20,10 @@ struct OGCLinkTests {
     static let xForwardedHost = HTTPField.Name("X-Forwarded-Host")!
     static let forwarded = HTTPField.Name("Forwarded")!
 
-    @Test("behind a trusted proxy the links take its forwarded scheme and host", arguments: StoreEngine.allCases)
+    @Test("behind a trusted proxy the links take its forwarded scheme and host", arguments: StoreEngine.available)
     func trustedProxy(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.0/8"))])
+        environment.configuration.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.0/8"))])
         try await environment.insert((0..<3).map { PlaceDraft(name: "L\($0)", lat: 1, lng: Double($0)) })
         try await environment.withLiveClient { _, client in
             #expect(try await Self.selfLink(client, [:]) == "http://localhost/ogc")
@@ -57,10 +57,10 @@ struct OGCLinkTests {
         }
     }
 
-    @Test("from a peer that is not a trusted proxy the forwarded headers are ignored", arguments: StoreEngine.allCases)
+    @Test("from a peer that is not a trusted proxy the forwarded headers are ignored", arguments: StoreEngine.available)
     func untrustedPeer(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.trustedProxies = TrustedProxies([try #require(IPNetwork("192.0.2.0/24"))])
+        environment.configuration.trustedProxies = TrustedProxies([try #require(IPNetwork("192.0.2.0/24"))])
         try await environment.withLiveClient { _, client in
             let link = try await Self.selfLink(
                 client,
@@ -72,7 +72,7 @@ struct OGCLinkTests {
         }
     }
 
-    @Test("a Host that is not a host[:port] never reaches the links", arguments: StoreEngine.allCases)
+    @Test("a Host that is not a host[:port] never reaches the links", arguments: StoreEngine.available)
     func hostValidation(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let host = HTTPField.Name("Host")!

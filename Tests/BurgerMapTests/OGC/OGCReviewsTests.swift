@@ -9,7 +9,7 @@ import Testing
 struct OGCReviewsTests {
     @Test(
         "public reviews only, as points at their places, with an excerpt, the author and the photos",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func reviews(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let far = try #require(

@@ -27,7 +27,7 @@ struct PlaceLanguageTests {
 
     @Test(
         "names: the place's route holds them all; lists show the asked language, say it, and vary by it",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func namesByLanguage(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -88,7 +88,7 @@ struct PlaceLanguageTests {
         }
     }
 
-    @Test("search finds a place by each of its names", arguments: StoreEngine.allCases)
+    @Test("search finds a place by each of its names", arguments: StoreEngine.available)
     func searchByAnyName(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -105,7 +105,7 @@ struct PlaceLanguageTests {
 
     @Test(
         "a PATCH changes the languages it names, null removes one; bad codes and names are 400",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func editNames(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -142,7 +142,7 @@ struct PlaceLanguageTests {
 
     @Test(
         "open_now at the service's clock; nearby?open_now=true keeps the open places only",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func openNow(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         environment.clock = TestClock(startingAt: Self.thursdayNoonSeoul)
@@ -190,10 +190,10 @@ struct PlaceLanguageTests {
         }
     }
 
-    @Test("a place added without a time zone takes --default-timezone", arguments: StoreEngine.allCases)
+    @Test("a place added without a time zone takes --default-timezone", arguments: StoreEngine.available)
     func defaultTimeZone(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.defaultTimeZone = "Asia/Tokyo"
+        environment.configuration.defaultTimeZone = "Asia/Tokyo"
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let created = try json(

@@ -20,7 +20,7 @@ struct PlaceSearchTests {
 
     @Test(
         "Korean, Japanese and accented Latin match case-, width- and accent-insensitively",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func scripts(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert([
@@ -55,7 +55,7 @@ struct PlaceSearchTests {
 
     @Test(
         "exact name, then prefix, then substring, then address; by review count or by distance",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func ranking(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert([
@@ -89,7 +89,7 @@ struct PlaceSearchTests {
         }
     }
 
-    @Test("pages follow cursors; a tampered or foreign cursor is 400", arguments: StoreEngine.allCases)
+    @Test("pages follow cursors; a tampered or foreign cursor is 400", arguments: StoreEngine.available)
     func cursors(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(
@@ -115,7 +115,7 @@ struct PlaceSearchTests {
         }
     }
 
-    @Test("bad queries are 400 naming the field, never a scan of everything", arguments: StoreEngine.allCases)
+    @Test("bad queries are 400 naming the field, never a scan of everything", arguments: StoreEngine.available)
     func badInput(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.insert([PlaceDraft(name: "Any Place", lat: 1, lng: 1)])
@@ -154,14 +154,14 @@ struct PlaceSearchTests {
 
     @Test(
         "a two-character search that finds every scan slot taken is 503 with Retry-After; longer ones go on",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func scanSlots(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert([
             PlaceDraft(name: "Jazz Burger", lat: 1, lng: 1), PlaceDraft(name: "Pizza Uno", lat: 2, lng: 2),
         ])
         let scans = CoreBudget(cores: 1)
-        environment.searchScans = scans
+        environment.configuration.searchScans = scans
         try await environment.withClient { client in
             #expect(try await client.searchIDs("zz") == [places[0].id, places[1].id])
             // Another two-character search holds the only slot.
@@ -182,7 +182,7 @@ struct PlaceSearchTests {
         }
     }
 
-    @Test("SQL, LIKE and FTS syntax in a query matches itself literally", arguments: StoreEngine.allCases)
+    @Test("SQL, LIKE and FTS syntax in a query matches itself literally", arguments: StoreEngine.available)
     func literalSyntax(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(
@@ -213,7 +213,7 @@ struct PlaceSearchTests {
         }
     }
 
-    @Test("search follows creates, renames, moves, deletes and imports", arguments: StoreEngine.allCases)
+    @Test("search follows creates, renames, moves, deletes and imports", arguments: StoreEngine.available)
     func keptInStep(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

@@ -28,7 +28,7 @@ private func denseArea(_ environment: TestEnvironment) async throws {
 struct ReadBoundsTests {
     @Test(
         "a dense viewport walks a bounded number of places; its pages resume and add up to the box",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func denseViewport(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await denseArea(environment)
@@ -75,7 +75,7 @@ struct ReadBoundsTests {
 
     @Test(
         "a filtered nearby search examines a bounded number of places; its pages resume and equal brute force",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func filteredNearby(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await denseArea(environment)

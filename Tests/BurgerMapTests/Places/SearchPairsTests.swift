@@ -41,7 +41,7 @@ struct SearchPairsTests {
     /// SQLite the writes go through the triggers of the names' and the address lines' indexes.
     @Test(
         "2-code-point and longer searches equal a brute-force scan after every kind of write",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func pairsEqualBruteForceAfterWrites(_ engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         var places = try await PlaceSearchBruteForceTests.seed(environment)

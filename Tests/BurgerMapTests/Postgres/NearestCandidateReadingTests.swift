@@ -22,7 +22,7 @@ struct NearestCandidateReadingTests {
             (-89.95, -120, 20_000),
         ]
         let cases = spots.flatMap { spot in
-            NearestWalk.walks(lat: spot.lat, lng: spot.lng, radiusM: spot.radiusM).map { walk in
+            PostgresNearestWalk.walks(lat: spot.lat, lng: spot.lng, radiusM: spot.radiusM).map { walk in
                 (
                     walk,
                     (0..<200).map { _ in
@@ -47,7 +47,7 @@ struct NearestCandidateReadingTests {
                 for try await postgis in rows.decode(Double.self) {
                     let place = places[index]
                     let ours = walk.planarDistance(lat: place.lat, lng: place.lng)
-                    // The bounds give away 1e-9 of the distance (`NearestWalk.slack`).
+                    // The bounds give away 1e-9 of the distance (`PostgresNearestWalk.slack`).
                     #expect(
                         abs(ours - postgis) <= 1e-13 * max(1, postgis),
                         "\(place) from \(walk.target): \(ours) against PostGIS's \(postgis)")

@@ -40,7 +40,7 @@ struct NearestWalkTests {
             let lat = max(-90, min(90, spot.lat + Double.random(in: -0.3...0.3, using: &random)))
             let lng = spot.lng
             let radius = [50.0, 2_000, 20_000, 50_000][round % 4]
-            let walks = NearestWalk.walks(lat: lat, lng: lng, radiusM: radius)
+            let walks = PostgresNearestWalk.walks(lat: lat, lng: lng, radiusM: radius)
             for _ in 0..<50 {
                 let place = Self.pointInCap(lat: lat, lng: lng, radiusM: radius, using: &random)
                 // The walks hand a place out at the nearer of their planar distances.
@@ -57,11 +57,11 @@ struct NearestWalkTests {
 
     @Test("the bound is tight enough to stop: at 37.5° a place 1 km away is bounded above 300 m")
     func boundIsUseful() throws {
-        let walk = try #require(NearestWalk.walks(lat: 37.5, lng: 127, radiusM: 2_000).first)
+        let walk = try #require(PostgresNearestWalk.walks(lat: 37.5, lng: 127, radiusM: 2_000).first)
         let planar = 1_000 / BM_EARTH_RADIUS_M * 180 / .pi
         #expect(walk.lowerBound(planar: planar) > 300)
-        #expect(NearestWalk.walks(lat: 37.5, lng: 127, radiusM: 2_000).count == 1)
-        #expect(NearestWalk.walks(lat: 0, lng: 179.99, radiusM: 2_000).count == 2)
-        #expect(NearestWalk.walks(lat: 89.99, lng: 0, radiusM: 2_000).map(\.target) == [.pole(north: true)])
+        #expect(PostgresNearestWalk.walks(lat: 37.5, lng: 127, radiusM: 2_000).count == 1)
+        #expect(PostgresNearestWalk.walks(lat: 0, lng: 179.99, radiusM: 2_000).count == 2)
+        #expect(PostgresNearestWalk.walks(lat: 89.99, lng: 0, radiusM: 2_000).map(\.target) == [.pole(north: true)])
     }
 }

@@ -15,7 +15,7 @@ struct PlaceStoreEditTests {
 
     @Test(
         "create answers the stored place; the same source and external id answers the first one",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func createOnce(engine: StoreEngine) async throws {
         try await withStore(engine) { harness in
             let user = try await harness.makeUser("creator")
@@ -41,7 +41,7 @@ struct PlaceStoreEditTests {
 
     @Test(
         "update: the creator's edit moves and renames; anyone else is forbidden; a missing place is not found",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func update(engine: StoreEngine) async throws {
         try await withStore(engine) { harness in
             let owner = try await harness.makeUser("owner")
@@ -83,7 +83,7 @@ struct PlaceStoreEditTests {
 
     @Test(
         "delete: the creator deletes a place without reviews; reviews keep it; others are forbidden",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func delete(engine: StoreEngine) async throws {
         try await withStore(engine) { harness in
             let owner = try await harness.makeUser("owner")

@@ -14,6 +14,54 @@ enum StoreEngine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case postgres
 
     var testDescription: String { rawValue }
+
+    /// The engines a test runs on: both when `scripts/postgres` has started a cluster (or when
+    /// `BURGERMAP_TEST_REQUIRE_SERVERS=1`, which `scripts/test` sets, so that a missing cluster
+    /// fails there rather than passing on SQLite alone); SQLite alone otherwise, said in one line
+    /// (`TestServers.skipNotice`), so that a plain `swift test` skips the PostgreSQL cases instead
+    /// of failing each of them.
+    static let available: [StoreEngine] = {
+        if TestServers.postgresRuns { return allCases }
+        TestServers.sayOnce()
+        return [.sqlite]
+    }()
+}
+
+/// The servers the tests use besides SQLite files (PostgreSQL from scripts/postgres, SeaweedFS
+/// from scripts/seaweedfs): a plain `swift test` without them skips what needs them, with one
+/// line that says how to run it; `scripts/test` requires them.
+enum TestServers {
+    /// `scripts/test` sets this, so that a server that failed to start fails the tests there.
+    static let required = ProcessInfo.processInfo.environment["BURGERMAP_TEST_REQUIRE_SERVERS"] == "1"
+
+    /// Whether the PostgreSQL cases run.
+    static let postgresRuns =
+        required || !(ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"] ?? "").isEmpty
+
+    /// Whether the tests with photos in an S3 bucket run.
+    static let objectStoreRuns =
+        required || !(ProcessInfo.processInfo.environment["BURGERMAP_TEST_S3_ENDPOINT"] ?? "").isEmpty
+
+    /// The one line a plain `swift test` prints when it skips what needs a server.
+    static let skipNotice =
+        "Skipped: the PostgreSQL cases (BURGERMAP_TEST_DATABASE_URL is not set) and the S3 cases "
+        + "(BURGERMAP_TEST_S3_ENDPOINT is not set). Run `scripts/postgres scripts/seaweedfs swift test` "
+        + "for them, or scripts/test for everything."
+
+    private static let said: Void = {
+        FileHandle.standardError.write(Data((skipNotice + "\n").utf8))
+    }()
+
+    /// Prints `skipNotice`, once per run.
+    static func sayOnce() { _ = said }
+
+    /// Skips the running test (Swift Testing's cancellation: it is reported as skipped, not as
+    /// failed) when `runs` is false.
+    static func skipUnless(_ runs: Bool) throws {
+        guard !runs else { return }
+        sayOnce()
+        try Test.cancel()
+    }
 }
 
 /// A store under test with what the tests need beside the `PlaceStore` API: seeding places
@@ -111,6 +159,7 @@ struct PostgresHarness: StoreHarness {
 /// The cluster's URL that scripts/postgres sets.
 func testDatabaseURL() throws -> PostgresDatabaseURL {
     guard let text = ProcessInfo.processInfo.environment["BURGERMAP_TEST_DATABASE_URL"], !text.isEmpty else {
+        try TestServers.skipUnless(TestServers.postgresRuns)
         throw PostgresTestSetup.missingURL
     }
     return try PostgresDatabaseURL(text)
@@ -123,6 +172,7 @@ enum PostgresTestSetup: Error, CustomStringConvertible {
         "BURGERMAP_TEST_DATABASE_URL is not set, so the PostgreSQL tests have no server: run the tests through "
             + "scripts/test, or as `scripts/postgres swift test`, which starts a throw-away PostgreSQL + PostGIS cluster"
     }
+
 }
 
 /// Runs `body` on a fresh store of `engine`: a new SQLite file, or a new PostgreSQL schema that

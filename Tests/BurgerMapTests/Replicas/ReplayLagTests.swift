@@ -2,13 +2,13 @@ import Testing
 
 @testable import BurgerMapPostgres
 
-/// A replica's lag from the monitor's checks (`ReplayLag`): times are the checks' seconds,
+/// A replica's lag from the monitor's checks (`PostgresReplayLag`): times are the checks' seconds,
 /// positions WAL bytes.
 @Suite("Replay lag")
 struct ReplayLagTests {
     @Test("after an idle spell, a write received but not replayed yet is no older than the last check")
     func idleSpellThenOneWrite() {
-        var lag = ReplayLag()
+        var lag = PostgresReplayLag()
         for second in 0...9 {
             #expect(lag.update(at: Double(second), received: 100, replayed: 100, lastCommitAge: Double(second)) == 0)
         }
@@ -20,7 +20,7 @@ struct ReplayLagTests {
 
     @Test("a replica that stops replaying lags by the time since it was last caught up, or less")
     func stalledReplay() {
-        var lag = ReplayLag()
+        var lag = PostgresReplayLag()
         #expect(lag.update(at: 0, received: 200, replayed: 200, lastCommitAge: 30) == 0)
         for second in 1...8 {
             #expect(
@@ -35,17 +35,17 @@ struct ReplayLagTests {
 
     @Test("without a check that found it caught up, the age of the last commit is the lag; without either, unknown")
     func noCatchUpSeen() {
-        var lag = ReplayLag()
+        var lag = PostgresReplayLag()
         #expect(lag.update(at: 0, received: 500, replayed: 100, lastCommitAge: 7) == 7)
         #expect(lag.update(at: 1, received: 600, replayed: 100, lastCommitAge: nil) == nil)
-        var noStream = ReplayLag()
+        var noStream = PostgresReplayLag()
         #expect(noStream.update(at: 0, received: nil, replayed: 100, lastCommitAge: 3) == 3)
         #expect(noStream.update(at: 1, received: 90, replayed: 100, lastCommitAge: 3) == 0, "a receiver that restarted")
     }
 
     @Test("a long stall keeps a bounded history and the bound stays an upper one")
     func boundedHistory() {
-        var lag = ReplayLag()
+        var lag = PostgresReplayLag()
         #expect(lag.update(at: 0, received: 0, replayed: 0, lastCommitAge: nil) == 0)
         for second in 1...100 {
             #expect(

@@ -17,6 +17,7 @@ enum TestReplica {
         -> PostgresReplicaOptions
     {
         guard let text = ProcessInfo.processInfo.environment["BURGERMAP_TEST_REPLICA_URL"], !text.isEmpty else {
+            try TestServers.skipUnless(TestServers.postgresRuns)
             throw Missing()
         }
         var options = PostgresReplicaOptions(urls: [try PostgresDatabaseURL(text)], maximumLag: maximumLag)

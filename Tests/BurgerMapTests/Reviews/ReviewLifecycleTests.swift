@@ -13,7 +13,7 @@ import Testing
 struct ReviewLifecycleTests {
     @Test(
         "the same Idempotency-Key replays the first answer; another user's key is separate",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func idempotentCreation(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -42,7 +42,7 @@ struct ReviewLifecycleTests {
 
     @Test(
         "only the author edits or deletes; deleting removes rows and files and updates the place",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func editAndDelete(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -94,7 +94,7 @@ struct ReviewLifecycleTests {
 
     @Test(
         "review lists are newest first, keyset-paged, and refuse a cursor from another list",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func lists(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -141,7 +141,8 @@ struct ReviewLifecycleTests {
     }
 
     @Test(
-        "PUT /v1/users/me/avatar sets the avatar and replaces the previous one's files", arguments: StoreEngine.allCases
+        "PUT /v1/users/me/avatar sets the avatar and replaces the previous one's files",
+        arguments: StoreEngine.available
     )
     func avatar(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
@@ -179,7 +180,7 @@ struct ReviewLifecycleTests {
 
     @Test(
         "start-up removes photo files no row owns at once, and other files once older than an upload can take",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func orphanSweep(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .folder)
         let storage = try #require(environment.photoFolder)

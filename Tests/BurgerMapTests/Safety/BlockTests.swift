@@ -16,10 +16,10 @@ struct BlockTests {
 
     @Test(
         "a block ends follows both ways, hides each side's reviews and comments from the other, and refuses their interactions",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func blocking(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.lslp = LFRBApp.settings
+        environment.configuration.lslp = LFRBApp.settings
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")

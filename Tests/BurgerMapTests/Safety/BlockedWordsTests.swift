@@ -35,11 +35,11 @@ struct BlockedWordsTests {
 
     @Test(
         "reviews, titles, comments, nicknames and bios with a term are refused, and nothing is stored",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func routes(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.blockedWords = Self.words
-        environment.lslp = LFRBApp.settings
+        environment.configuration.blockedWords = Self.words
+        environment.configuration.lslp = LFRBApp.settings
         try await environment.withClient { client in
             func objectionable(_ response: TestResponse, _ field: String) throws {
                 #expect(response.status == .badRequest)

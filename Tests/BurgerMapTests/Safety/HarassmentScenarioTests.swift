@@ -36,7 +36,7 @@ struct HarassmentScenarioTests {
 
     @Test(
         "they block, report and delete their accounts while others like, comment and page: counts stay exact, no file of theirs is left, their token, cursor and refresh token are refused",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func harassment(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

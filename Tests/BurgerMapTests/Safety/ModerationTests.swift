@@ -10,7 +10,7 @@ import Testing
 struct ModerationTests {
     @Test(
         "a moderator suspends and reinstates an account; the account's tokens, logins and refreshes are refused meanwhile",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func suspension(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

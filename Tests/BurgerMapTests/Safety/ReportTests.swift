@@ -31,7 +31,7 @@ struct ReportTests {
 
     @Test(
         "reports are one per reporter and object; three reporters hide a review from all but its author until a moderator restores it",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func reportsHideAndRestore(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -159,10 +159,10 @@ struct ReportTests {
 
     @Test(
         "a moderator hides a comment from all but its author; reports of oneself, one's own content, missing objects or with unknown reasons are refused and store nothing",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func hiddenCommentsAndBadReports(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
-        environment.reportRules = ReportRules(hideThreshold: 1)
+        environment.configuration.reportRules = ReportRules(hideThreshold: 1)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")

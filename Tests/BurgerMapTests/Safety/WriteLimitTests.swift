@@ -18,17 +18,17 @@ struct WriteLimitTests {
 
     @Test(
         "comments, likes, follows and reviews stop at the limit with 429 and Retry-After, per user, until the window ends",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func limits(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         // Windows start on whole minutes: the clock starts 10 s into one.
         let start = Timestamp.now().milliseconds / 60_000 * 60_000 + 60_000 + 10_000
         let clock = TestClock(startingAt: Timestamp(milliseconds: start))
         environment.clock = clock
-        environment.writeLimits[.comment] = WriteLimit(count: 3, seconds: 60)
-        environment.writeLimits[.reaction] = WriteLimit(count: 2, seconds: 60)
-        environment.writeLimits[.follow] = WriteLimit(count: 1, seconds: 60)
-        environment.writeLimits[.review] = WriteLimit(count: 1, seconds: 60)
+        environment.configuration.writeLimits[.comment] = WriteLimit(count: 3, seconds: 60)
+        environment.configuration.writeLimits[.reaction] = WriteLimit(count: 2, seconds: 60)
+        environment.configuration.writeLimits[.follow] = WriteLimit(count: 1, seconds: 60)
+        environment.configuration.writeLimits[.review] = WriteLimit(count: 1, seconds: 60)
         try await environment.withClient { client in
             let alice = try await client.member("alice")
             let bob = try await client.member("bob")
@@ -75,10 +75,10 @@ struct WriteLimitTests {
         }
     }
 
-    @Test("the LookForRealBurger routes count the same writes", arguments: StoreEngine.allCases)
+    @Test("the LookForRealBurger routes count the same writes", arguments: StoreEngine.available)
     func lfrb(engine: StoreEngine) async throws {
         let environment = try await LFRBScreenTests.environment(engine, places: 1)
-        environment.writeLimits[.reaction] = WriteLimit(count: 1, seconds: 3600)
+        environment.configuration.writeLimits[.reaction] = WriteLimit(count: 1, seconds: 3600)
         try await environment.withClient { client in
             let author = try await client.member("author")
             let review = try json(try await client.postReview(place: 1, token: author.token))

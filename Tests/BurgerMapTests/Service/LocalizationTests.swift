@@ -51,7 +51,7 @@ struct LocalizationTests {
     }
 
     @Test(
-        "problems answer in the requested language: title, detail and field messages", arguments: StoreEngine.allCases)
+        "problems answer in the requested language: title, detail and field messages", arguments: StoreEngine.available)
     func problemsAreLocalized(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

@@ -8,7 +8,7 @@ import Testing
 
 @Suite("Listeners and version")
 struct ServiceListenersTests {
-    @Test("GET /health names the version", arguments: StoreEngine.allCases)
+    @Test("GET /health names the version", arguments: StoreEngine.available)
     func healthVersion(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -21,7 +21,7 @@ struct ServiceListenersTests {
 
     @Test(
         "with a metrics listener, the API port answers /metrics 404 and the listener serves only /metrics",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func separateMetrics(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let api = Application(router: try await environment.makeRouter(servesMetrics: false))

@@ -9,7 +9,7 @@ import Yams
 
 @Suite("Service routes")
 struct ServiceRoutesTests {
-    @Test("GET /health answers ok while the database answers", arguments: StoreEngine.allCases)
+    @Test("GET /health answers ok while the database answers", arguments: StoreEngine.available)
     func health(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -19,7 +19,7 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("an unknown route is a 404 problem document with a request id", arguments: StoreEngine.allCases)
+    @Test("an unknown route is a 404 problem document with a request id", arguments: StoreEngine.available)
     func unknownRoute(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -34,7 +34,7 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("GET /metrics counts requests by route and status in Prometheus format", arguments: StoreEngine.allCases)
+    @Test("GET /metrics counts requests by route and status in Prometheus format", arguments: StoreEngine.available)
     func metrics(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -61,11 +61,11 @@ struct ServiceRoutesTests {
         }
     }
 
-    @Test("the OpenAPI document describes exactly the router's routes", arguments: StoreEngine.allCases)
+    @Test("the OpenAPI document describes exactly the router's routes", arguments: StoreEngine.available)
     func openAPIMatchesRouter(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         // With the LookForRealBurger routes on: the document describes them too.
-        environment.lslp = LSLPSettings(key: "documented")
+        environment.configuration.lslp = LSLPSettings(key: "documented")
         let routes = Set(
             try await environment.makeRouter().routes.map { route in
                 let path = route.path.description.split(separator: "/").map { part in

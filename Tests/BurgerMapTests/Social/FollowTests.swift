@@ -9,7 +9,7 @@ import Testing
 struct FollowTests {
     @Test(
         "follow toggles are idempotent; profiles show exact counts and the viewer's is_following",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func togglesAndProfiles(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -48,7 +48,7 @@ struct FollowTests {
 
     @Test(
         "followers and following list newest follow first, keyset-paged, with per-user cursors",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func lists(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let clock = TestClock()
@@ -87,7 +87,7 @@ struct FollowTests {
 
     @Test(
         "following yourself is 400 (unfollowing yourself answers following false), a missing user 404, without a token 401; nothing is stored",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func badInput(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

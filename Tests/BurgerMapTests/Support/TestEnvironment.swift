@@ -35,47 +35,16 @@ final class TestEnvironment: @unchecked Sendable {
     var database: AppDatabase { sqlite! }
     /// Photo processing and files under the same data folder.
     var media: MediaServices
-    let secret = ServiceSecret.random()
-    /// Access-token lifetime for the routers this environment builds.
-    var accessTokenLifetime: Duration = .seconds(300)
-    /// Login throttling for the routers this environment builds.
-    var throttlePolicy = LoginThrottle.Policy()
-    /// When set, requests read this clock instead of the system's.
-    var clock: TestClock?
-    /// `--default-timezone` of the routers this environment builds.
-    var defaultTimeZone: String?
-    /// Reverse proxies the routers this environment builds believe.
-    var trustedProxies = TrustedProxies()
-    /// Whether the routers this environment builds write access log lines.
-    var accessLog = true
-    /// The web map's tiles and Leaflet folder.
-    var webMap = WebMapSettings()
-    /// The LookForRealBurger routes of the routers this environment builds (off by default).
-    var lslp: LSLPSettings?
-    /// The objectionable-text filter of the routers this environment builds.
-    var blockedWords = BlockedWords.none
-    /// The write limits of the routers this environment builds: none that a test reaches
-    /// unless it sets them (tests seed dozens of reviews and comments by one user in a moment;
-    /// `WriteLimitTests` sets its own).
-    var writeLimits: WriteLimits = {
-        var limits = WriteLimits()
-        for action in WriteAction.allCases { limits[action] = WriteLimit(count: 1_000_000, seconds: 60) }
-        return limits
-    }()
-
-    /// When reports hide content, in the routers this environment builds (the service's default).
-    var reportRules = ReportRules()
-    /// The cores two-character searches may occupy in the routers this environment builds;
-    /// `nil` keeps the service's default.
-    var searchScans: CoreBudget?
-    /// Streams and push in the routers this environment builds.
-    var notifications = NotificationConfiguration()
-    /// The most matches an OGC items page counts exactly, in the routers this environment builds.
-    var featureMatchBound = FeatureBounds.numberMatched
-    /// How photo URLs are answered in the routers this environment builds (with a bucket).
-    var photoLinks = PhotoLinks.proxy
-    /// With read replicas: how long a writer's signed-in reads stay on the primary.
-    var readYourWrites: Duration = .seconds(5)
+    let secret: ServiceSecret
+    /// The service's configuration for the routers this environment builds, as `burgermap serve`
+    /// would make it, with the environment's folder and secret, and write limits that no test
+    /// reaches unless it sets them (tests seed dozens of reviews and comments by one user in a
+    /// moment; `WriteLimitTests` sets its own). Tests change its fields directly.
+    var configuration: ServiceConfiguration
+    /// When set, requests read this clock instead of the system's (and so does `configuration`).
+    var clock: TestClock? {
+        didSet { configuration.clock = clock.map { $0.read } ?? { Timestamp.now() } }
+    }
 
     /// An environment on SQLite, with photos in `photos` (by default `PhotoBackend.configured`).
     convenience init(photos: PhotoBackend = .configured) throws {
@@ -106,6 +75,9 @@ final class TestEnvironment: @unchecked Sendable {
     ) throws {
         self.folder = folder
         self.engine = engine
+        let secret = ServiceSecret.random()
+        self.secret = secret
+        configuration = Self.testConfiguration(folder: folder, secret: secret)
         self.sqlite = sqlite
         self.postgres = postgres
         if let postgres {
@@ -133,26 +105,13 @@ final class TestEnvironment: @unchecked Sendable {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    /// The service's configuration as this environment's settings make it.
-    var configuration: ServiceConfiguration {
+    /// The configuration a new environment starts from (see `configuration`).
+    private static func testConfiguration(folder: URL, secret: ServiceSecret) -> ServiceConfiguration {
         var configuration = ServiceConfiguration(dataDirectory: folder)
         configuration.secret = secret
-        configuration.accessTokenLifetime = accessTokenLifetime
-        configuration.loginThrottle = throttlePolicy
-        if let clock { configuration.clock = clock.read }
-        configuration.defaultTimeZone = defaultTimeZone
-        configuration.trustedProxies = trustedProxies
-        configuration.accessLog = accessLog
-        configuration.webMap = webMap
-        configuration.lslp = lslp
-        configuration.blockedWords = blockedWords
-        configuration.writeLimits = writeLimits
-        configuration.reportRules = reportRules
-        configuration.searchScans = searchScans
-        configuration.notifications = notifications
-        configuration.featureMatchBound = featureMatchBound
-        configuration.photoStore.links = photoLinks
-        configuration.readYourWrites = readYourWrites
+        for action in WriteAction.allCases {
+            configuration.writeLimits[action] = WriteLimit(count: 1_000_000, seconds: 60)
+        }
         return configuration
     }
 

@@ -11,7 +11,7 @@ import Testing
 struct VectorTileTests {
     @Test(
         "each tile counts exactly the places of its key range, places alone are those alone in their cell, and a zoom's tiles add up to every place",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func bruteForce(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         let places = try await environment.insert(ClusterTests.drafts(seed: 37))
@@ -76,7 +76,7 @@ struct VectorTileTests {
         return (Int(x.rounded()), Int(y.rounded()))
     }
 
-    @Test("reviewed_only=true counts the reviewed places alone", arguments: StoreEngine.allCases)
+    @Test("reviewed_only=true counts the reviewed places alone", arguments: StoreEngine.available)
     func reviewedOnly(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -95,7 +95,7 @@ struct VectorTileTests {
         }
     }
 
-    @Test("a zoom, column or row outside the grid is a 400 naming it", arguments: StoreEngine.allCases)
+    @Test("a zoom, column or row outside the grid is a 400 naming it", arguments: StoreEngine.available)
     func validation(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in
@@ -116,7 +116,7 @@ struct VectorTileTests {
         }
     }
 
-    @Test("TileJSON names an absolute tile template, the zooms and both layers", arguments: StoreEngine.allCases)
+    @Test("TileJSON names an absolute tile template, the zooms and both layers", arguments: StoreEngine.available)
     func tileJSON(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine)
         try await environment.withClient { client in

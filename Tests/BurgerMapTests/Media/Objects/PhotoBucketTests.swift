@@ -36,7 +36,7 @@ struct PhotoBucketTests {
 
     @Test(
         "proxy: a photo is stored under a random key and streamed with the folder's ETag",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func proxy(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
         try await environment.withClient { client in
@@ -64,10 +64,10 @@ struct PhotoBucketTests {
         }
     }
 
-    @Test("redirect: 302 to a presigned URL that the store answers", arguments: StoreEngine.allCases)
+    @Test("redirect: 302 to a presigned URL that the store answers", arguments: StoreEngine.available)
     func redirect(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
-        environment.photoLinks = .redirect(ttl: 600)
+        environment.configuration.photoStore.links = .redirect(ttl: 600)
         let bucket = try #require(environment.photoBucket)
         try await environment.withClient { client in
             let (photo, id, _, _) = try await Self.reviewWithPhoto(client)
@@ -90,10 +90,10 @@ struct PhotoBucketTests {
         }
     }
 
-    @Test("public: Photo objects hold absolute URLs, and /v1/photos redirects there", arguments: StoreEngine.allCases)
+    @Test("public: Photo objects hold absolute URLs, and /v1/photos redirects there", arguments: StoreEngine.available)
     func publicURLs(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
-        environment.photoLinks = .publicBase("https://cdn.example/")
+        environment.configuration.photoStore.links = .publicBase("https://cdn.example/")
         let prefix = try #require(environment.photoBucket).prefix
         try await environment.withClient { client in
             let (photo, id, review, _) = try await Self.reviewWithPhoto(client)
@@ -111,7 +111,7 @@ struct PhotoBucketTests {
 
     @Test(
         "a deleted review's objects go at once; with the store away they stay queued until it answers",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func deletionQueue(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
         let bucket = try #require(environment.photoBucket)
@@ -153,7 +153,7 @@ struct PhotoBucketTests {
         #expect(try await environment.stores.photos.queuedPhotoObjectDeletions(limit: 10).isEmpty)
     }
 
-    @Test("the sweep removes objects no row names, only once older than the grace", arguments: StoreEngine.allCases)
+    @Test("the sweep removes objects no row names, only once older than the grace", arguments: StoreEngine.available)
     func sweep(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
         let bucket = try #require(environment.photoBucket)
@@ -180,7 +180,7 @@ struct PhotoBucketTests {
 
     @Test(
         "a store that does not answer: uploads and photos 503, the rest answers, /health names it",
-        arguments: StoreEngine.allCases)
+        arguments: StoreEngine.available)
     func unreachable(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .s3)
         var away = try TestS3.configuration()
@@ -208,7 +208,7 @@ struct PhotoBucketTests {
         }
     }
 
-    @Test("a key the bucket refuses stops the start, naming the bucket", arguments: StoreEngine.allCases)
+    @Test("a key the bucket refuses stops the start, naming the bucket", arguments: StoreEngine.available)
     func refusedKey(engine: StoreEngine) async throws {
         let environment = try await TestEnvironment(engine, photos: .folder)
         var configuration = environment.configuration
