@@ -35,7 +35,7 @@ struct RevokeModerator: AsyncParsableCommand {
 }
 
 private func setModerator(email: String, granted: Bool, storage: StorageOptions) async throws {
-    let outcome = try await storage.withStores(logger: Logger(label: "burgermap")) { stores, _ in
+    let outcome = try await storage.withStores(logger: Logger(label: "burgermap"), existing: true) { stores, _ in
         try await stores.moderation.setModerator(email: email, granted: granted, at: .now())
     }
     guard outcome == .done else {

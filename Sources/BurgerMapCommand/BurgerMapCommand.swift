@@ -31,11 +31,38 @@ struct DataOptions: ParsableArguments {
     var dataDir: String = "burgermap-data"
 
     var dataDirectory: URL { URL(fileURLWithPath: dataDir, isDirectory: true) }
+
+    /// Fails, saying where it looked and how to point elsewhere, when the data folder holds no
+    /// database: the commands that only read or change what is there never make one.
+    func requireDatabase() throws {
+        let file = dataDirectory.appendingPathComponent("burgermap.sqlite")
+        guard FileManager.default.fileExists(atPath: file.path) else {
+            throw NoDatabase(file: file.path)
+        }
+    }
+}
+
+/// A command that only reads or changes what is there met a data folder without a database.
+struct NoDatabase: Error, CustomStringConvertible {
+    let file: String
+    var description: String {
+        "no database at \(file): pass --data-dir with the folder `burgermap serve` uses, "
+            + "or --database postgres://… (BURGERMAP_DATABASE_URL) for PostgreSQL"
+    }
 }
 
 /// `burgermap serve`: runs the HTTP API.
 struct Serve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Run the HTTP API.")
+    static let configuration = CommandConfiguration(
+        abstract: "Run the HTTP API.",
+        discussion: """
+            Every option can also be set as BURGERMAP_<OPTION> (--photo-dir: BURGERMAP_PHOTO_DIR); the \
+            command line wins. Secrets are read from the environment only: BURGERMAP_SECRET (the master \
+            secret, at least 32 bytes; required with --database, the same on every instance), \
+            BURGERMAP_JWT_SECRET (the access tokens' key), BURGERMAP_VAPID_PRIVATE_KEY (Web Push's key), \
+            BURGERMAP_DATABASE_URL (as --database), AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (an \
+            s3:// photo store).
+            """)
 
     @Option(help: "Address to listen on.") var host = "127.0.0.1"
     @Option(help: "Port to listen on.") var port = 8080
@@ -47,6 +74,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Slowest accepted request body, in bytes per second (judged after 10 s).") var minBodyRate = 1024
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
     @Option(help: "Serve /metrics on this loopback HOST:PORT only, not on the API port.") var metricsAddress: String?
+    @Option(
+        name: .customLong("metrics-client"),
+        help: "Besides this machine, who may read /metrics on the API port (address or CIDR); repeatable.")
+    var metricsClients: [String] = []
     @Option(
         name: .customLong("trusted-proxy"),
         help:
@@ -113,6 +144,9 @@ struct Serve: AsyncParsableCommand {
         }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+        for client in metricsClients where IPNetwork(client) == nil {
+            throw ValidationError("--metrics-client '\(client)' is not an IPv4 or IPv6 address or CIDR range")
         }
         for proxy in trustedProxies where IPNetwork(proxy) == nil {
             throw ValidationError(
@@ -190,6 +224,7 @@ struct Serve: AsyncParsableCommand {
         if let maxConnections { configuration.connectionLimits.maximumConnections = maxConnections }
         configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
         configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
+        configuration.metricsClients = metricsClients.compactMap(IPNetwork.init)
         configuration.accessLog = accessLog == .on
         configuration.defaultTimeZone = defaultTimezone
         configuration.photoDirectory = photoDir.map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -20,6 +20,7 @@ struct Backup: AsyncParsableCommand {
     @OptionGroup var data: DataOptions
 
     func run() async throws {
+        try data.requireDatabase()
         let database = try AppDatabase(dataDirectory: data.dataDirectory)
         let destination = URL(fileURLWithPath: file)
         do {
@@ -41,7 +42,7 @@ struct ListSources: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        let sources = try await storage.withStores(logger: Logger(label: "burgermap")) { stores, _ in
+        let sources = try await storage.withStores(logger: Logger(label: "burgermap"), existing: true) { stores, _ in
             try await stores.places.placeSources()
         }
         guard !sources.isEmpty else {
@@ -72,7 +73,8 @@ struct RemoveSource: AsyncParsableCommand {
     @OptionGroup var storage: StorageOptions
 
     func run() async throws {
-        let (deleted, kept) = try await storage.withStores(logger: Logger(label: "burgermap")) { [name] stores, _ in
+        let (deleted, kept) = try await storage.withStores(logger: Logger(label: "burgermap"), existing: true) {
+            [name] stores, _ in
             try await stores.places.removePlaceSource(name)
         }
         guard deleted + kept > 0 else {

@@ -35,11 +35,15 @@ struct StorageOptions: ParsableArguments {
     /// Opens the configured engine (migrating it), runs `body` with its stores, and closes it.
     /// PostgreSQL's connection pool (and its read replicas', `burgermap serve --read-database`)
     /// runs beside `body` until it returns.
+    /// - Parameter existing: the command only reads or changes what is there (`sources`,
+    ///   `remove-source`, `backup`, `admin`): a data folder without a database is an error that
+    ///   says where it looked, never a new empty database made there.
     func withStores<Result: Sendable>(
-        logger: Logger, replicas: PostgresReplicaOptions? = nil,
+        logger: Logger, replicas: PostgresReplicaOptions? = nil, existing: Bool = false,
         _ body: @Sendable (ServiceStores, Engine) async throws -> Result
     ) async throws -> Result {
         guard let databaseURL else {
+            if existing { try data.requireDatabase() }
             let database = try AppDatabase(dataDirectory: data.dataDirectory)
             return try await body(ServiceStores(database), .sqlite(database))
         }

@@ -111,7 +111,7 @@ public struct Problem: HTTPResponseError, Sendable {
         }
         let omitted = errors.count - fields.count
         let body = Body(
-            title: ProblemCatalog.title(code, language), status: Int(status.code), code: code,
+            title: ProblemCatalog.title(status: Int(status.code), language), status: Int(status.code), code: code,
             detail: message.text(in: language), errors: fields.isEmpty ? nil : fields,
             errorsOmitted: omitted > 0 ? omitted : nil)
         let encoder = JSONEncoder()

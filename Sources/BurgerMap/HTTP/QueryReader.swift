@@ -10,7 +10,7 @@ struct QueryReader {
     private(set) var errors: [FieldError] = []
 
     init(_ request: Request) {
-        parameters = request.uri.queryParameters
+        parameters = request.formQuery
     }
 
     private func value(_ name: String) -> Substring? { parameters[name[...]] }

@@ -36,7 +36,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
             let status = (error as? any HTTPResponseError)?.status ?? .internalServerError
             let endpoint = handles.endpoint(context.endpointPath ?? "NotFound", request.method, status)
             endpoint.requests.increment()
-            endpoint.errors.increment()
+            endpoint.errors?.increment()
             active.decrement()
             throw error
         }
@@ -57,7 +57,9 @@ private final class MetricHandles: Sendable {
     struct Endpoint: Sendable {
         let requests: Counter
         let duration: Metrics.Timer
-        let errors: Counter
+        /// Only for the statuses of errors (400 and up): a counter made for every status was
+        /// exported at 0 too, so that `/metrics` showed series such as `error_type="200"`.
+        let errors: Counter?
 
         func record(since start: UInt64) {
             requests.increment()
@@ -103,12 +105,15 @@ private final class MetricHandles: Sendable {
                 duration: Metrics.Timer(
                     label: "http.server.request.duration", dimensions: dimensions, preferredDisplayUnit: .seconds,
                     factory: factory),
-                errors: Counter(
-                    label: "hb.request.errors",
-                    dimensions: [
-                        ("http.route", route), ("http.request.method", method.rawValue),
-                        ("error.type", String(status.code)),
-                    ], factory: factory))
+                // `error.type` is the error's class, as OpenTelemetry's HTTP conventions name it:
+                // for an HTTP answer, its status code.
+                errors: status.code >= 400
+                    ? Counter(
+                        label: "hb.request.errors",
+                        dimensions: [
+                            ("http.route", route), ("http.request.method", method.rawValue),
+                            ("error.type", String(status.code)),
+                        ], factory: factory) : nil)
             endpoints[key] = endpoint
             return endpoint
         }

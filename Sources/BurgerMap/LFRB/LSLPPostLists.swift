@@ -13,7 +13,7 @@ extension LSLPPostsController {
         var limit: Int
 
         init(_ request: Request, maximum: Int) throws {
-            let query = request.uri.queryParameters
+            let query = request.formQuery
             next = query["next"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
             if let text = query["limit"], !text.isEmpty {
                 guard let value = Int(text), value > 0 else {
@@ -31,7 +31,7 @@ extension LSLPPostsController {
 
     /// The kind of post a list's `product_id` asks for; `400` for an unknown or missing one.
     func kind(_ request: Request) throws -> PostKind {
-        let product = request.uri.queryParameters["product_id"].map(String.init) ?? ""
+        let product = request.formQuery["product_id"].map(String.init) ?? ""
         guard let kind = settings.kind(ofProduct: product) else {
             throw LSLPError(400, .productUnknown, ["id": String(product.prefix(60))])
         }

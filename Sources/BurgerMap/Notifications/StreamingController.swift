@@ -49,7 +49,7 @@ struct StreamingController {
         let (user, endsAt) = try await caller(request, context: context)
         let lastEventID =
             (request.headers[HTTPField.Name("Last-Event-ID")!]
-            ?? request.uri.queryParameters["last_event_id"].map(String.init))
+            ?? request.formQuery["last_event_id"].map(String.init))
             .flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         guard let (id, frames) = streams.open(user: user, endsAt: endsAt) else {
             throw Problem(.serviceUnavailable, .streamsFull, headers: [.retryAfter: "10"])
@@ -106,7 +106,7 @@ struct StreamingController {
 
     /// The user a stream is for and when it must end: from `?ticket=` or the access token.
     private func caller(_ request: Request, context: AppRequestContext) async throws -> (Int64, Timestamp) {
-        if let ticket = request.uri.queryParameters["ticket"].map(String.init) {
+        if let ticket = request.formQuery["ticket"].map(String.init) {
             guard ticket.utf8.count <= 128,
                 let found = try await store.consumeStreamTicket(
                     hash: Array(SHA256.hash(data: Data(ticket.utf8))), at: .now())

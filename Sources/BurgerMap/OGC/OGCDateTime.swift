@@ -86,12 +86,16 @@ enum OGCDateTime {
                 }
             }
         }
-        // The offset: `Z`, or `+HH:MM` / `-HH:MM`, and nothing after it.
+        // The offset: `Z`, or `+HH:MM` / `-HH:MM`, and nothing after it. A space stands for `+`:
+        // a query's `+` is a space (`FormQuery`), so `…T10:00:00+09:00` written without `%2B`
+        // arrives as `…T10:00:00 09:00`, and no timestamp has a space there otherwise.
         guard index < bytes.count else { return nil }
         var offset: Int64 = 0
         if bytes[index] == UInt8(ascii: "Z") || bytes[index] == UInt8(ascii: "z") {
             guard index + 1 == bytes.count else { return nil }
-        } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+        } else if bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: " ")
+            || bytes[index] == UInt8(ascii: "-")
+        {
             guard index + 6 == bytes.count, bytes[index + 3] == UInt8(ascii: ":"),
                 let hours = number((index + 1)..<(index + 3)), let minutes = number((index + 4)..<(index + 6)),
                 hours < 24, minutes < 60

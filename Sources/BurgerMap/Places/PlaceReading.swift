@@ -57,17 +57,17 @@ struct PlaceReadingMiddleware: RouterMiddleware {
         return response
     }
 
-    /// The request's `lang` parameter, as Hummingbird's parsed query gives it. Names are not
-    /// percent-decoded there, so a query without the bytes `lang` cannot hold it and is not
-    /// parsed: parsing every request's query here was 0.8% of a nearby request's CPU (`perf`,
-    /// 2026-11-27), its handler parsing it again.
+    /// The request's `lang` parameter (`FormQuery`). A query without the bytes `lang` and
+    /// without an escape (`%`) cannot name it and is not parsed: parsing every request's query
+    /// here was 0.8% of a nearby request's CPU (`perf`, 2026-11-27), its handler parsing it again.
     static func lang(_ request: Request) -> String? {
         guard var query = request.uri.query else { return nil }
         let named = query.withUTF8 { bytes in
-            bytes.indices.dropLast(3).contains { bytes[$0...].starts(with: "lang".utf8) }
+            bytes.contains(UInt8(ascii: "%"))
+                || bytes.indices.dropLast(3).contains { bytes[$0...].starts(with: "lang".utf8) }
         }
         guard named else { return nil }
-        return request.uri.queryParameters["lang"].map(String.init)
+        return request.formQuery["lang"].map(String.init)
     }
 }
 

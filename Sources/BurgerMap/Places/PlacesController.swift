@@ -226,9 +226,20 @@ extension Parameters {
     /// The `:id` path parameter as a positive id; anything else names no resource (`404`).
     func resourceID(_ missing: MessageKey, named name: String = "id") throws -> Int64 {
         let text = get(name) ?? ""
-        guard let id = Int64(text), id > 0 else {
+        guard let id = Self.canonicalID(text) else {
             throw Problem.notFound(missing, id: text)
         }
+        return id
+    }
+
+    /// An id written as the service writes it: decimal digits, no sign, no leading zero, a
+    /// positive Int64. Any other spelling (`+1`, `01`) names no resource, so that caches never
+    /// hold two copies of one answer under two URLs.
+    static func canonicalID(_ text: String) -> Int64? {
+        guard let first = text.utf8.first, first != UInt8(ascii: "0"),
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let id = Int64(text), id > 0
+        else { return nil }
         return id
     }
 }

@@ -70,6 +70,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
         router.add(middleware: ClientAddressMiddleware(trustedProxies: dependencies.configuration.trustedProxies))
     }
     router.add(middleware: AccessLogMiddleware(enabled: dependencies.configuration.accessLog))
+    router.add(middleware: ResponseHeadersMiddleware())
     router.add(middleware: ResponseCompressionMiddleware())
     let health = dependencies.stores.health
     let storage = dependencies.media.storage
@@ -99,7 +100,7 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         ServiceController(
             health: HealthAnswer(health: stores.health), faults: faults, metrics: ServiceMetrics.registry,
-            photos: dependencies.media.storage
+            photos: dependencies.media.storage, metricsClients: dependencies.configuration.metricsClients
         ).endpoints(
             servesMetrics: servesMetrics))
     router.addRoutes(

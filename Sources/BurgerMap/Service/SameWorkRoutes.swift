@@ -16,7 +16,7 @@ package enum SameWorkRoutes {
     /// (that user's first 20) to `router`.
     package static func add<Context: RequestContext>(to router: Router<Context>, stores: ServiceStores) {
         router.get("/nearby") { request, _ -> Response in
-            let parameters = request.uri.queryParameters
+            let parameters = request.formQuery
             guard let lat = parameters["lat"].flatMap({ Double(String($0)) }),
                 let lng = parameters["lng"].flatMap({ Double(String($0)) })
             else { return Response(status: .badRequest) }

@@ -24,6 +24,9 @@ public struct ServiceConfiguration: Sendable {
     /// Where `/metrics` is served instead of the API port (`--metrics-address`, loopback only);
     /// `nil` serves it on the API port.
     public var metricsAddress: LoopbackAddress?
+    /// Who may read `/metrics` on the API port besides clients on this machine (loopback):
+    /// `--metrics-client` (it shows route and login counts; the default answers others `403`).
+    public var metricsClients: [IPNetwork] = []
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`--trusted-proxy`).

@@ -11,6 +11,8 @@ struct ServiceController {
     let metrics: PrometheusCollectorRegistry
     /// The photo store, whose state the healthy answer names.
     var photos: (any PhotoStorage)? = nil
+    /// Who besides loopback clients may read `/metrics` (`ServiceConfiguration.metricsClients`).
+    var metricsClients: [IPNetwork] = []
 
     /// The routes this controller serves; `/metrics` only when `servesMetrics`.
     func endpoints(servesMetrics: Bool) -> RouteCollection<AppRequestContext> {
@@ -61,8 +63,21 @@ struct ServiceController {
     }
 
     /// `GET /metrics`: every metric in Prometheus text format.
+    /// Only clients on this machine (the client as trusted proxies name it, so that a local
+    /// reverse proxy does not open it to everyone) and those of `--metrics-client`; in-process
+    /// tests have no client address and are let in.
     @Sendable func metricsText(_ request: Request, context: AppRequestContext) async throws -> Response {
-        Self.metricsResponse(metrics)
+        if let client = context.clientAddress, !Self.mayReadMetrics(client, extra: metricsClients) {
+            throw Problem(.forbidden, .metricsClientRefused)
+        }
+        return Self.metricsResponse(metrics)
+    }
+
+    static let loopback = [IPNetwork("127.0.0.0/8")!, IPNetwork("::1/128")!]
+
+    /// Whether `client` may read `/metrics` on the API port.
+    static func mayReadMetrics(_ client: IPAddress, extra: [IPNetwork]) -> Bool {
+        (loopback + extra).contains { $0.contains(client) }
     }
 
     /// The Prometheus text of `metrics`.

@@ -2,6 +2,11 @@ extension ProblemCatalog {
     /// The messages of faults of the machine (a full disk, a read-only file), of the bound on
     /// expensive reads, and of invisible format characters.
     package static let faultMessages: [MessageKey: [Language: String]] = [
+        .metricsClientRefused: [
+            .english: "/metrics answers clients on this machine only, and those of --metrics-client.",
+            .korean: "/metrics는 이 컴퓨터의 클라이언트와 --metrics-client로 지정한 클라이언트에만 응답합니다.",
+            .japanese: "/metrics はこのマシンのクライアントと --metrics-client で指定したクライアントにのみ応答します。",
+        ],
         .storageFull: [
             .english: "The disk that holds the database is full; nothing was saved. Retry later.",
             .korean: "데이터베이스가 있는 디스크가 가득 찼습니다. 아무것도 저장되지 않았습니다. 잠시 후 다시 시도하세요.",

@@ -55,6 +55,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself, cannotBlockYourself
     case blockedUser, cannotReportYourself, reportNotFound
     // Faults of the machine and bounds on expensive work.
+    case metricsClientRefused
     case storageFull, storageReadOnly, photoStorageFull, photoStorageReadOnly, expensiveReadsBusy
     case photoStoreUnavailable, photoStoreDenied, uploadTooSlow
     case fieldFormatCharacters
@@ -68,12 +69,14 @@ public enum MessageKey: String, Sendable, CaseIterable {
 }
 
 /// The one place where the service's words live, in English, Korean and Japanese: the title of
-/// every problem code and every detail and field message. A test checks that each code and key
+/// every status a problem answers with and every detail and field message. A test checks that each code and key
 /// has all three languages and the same placeholders in each.
 public enum ProblemCatalog {
-    /// The title of a problem code.
-    public static func title(_ code: ProblemCode, _ language: Language) -> String {
-        titles[code]?[language] ?? titles[code]?[.english] ?? code.rawValue
+    /// The title of a problem of HTTP status `status`: its problem documents' type is
+    /// `about:blank`, so the title is the status's own phrase (RFC 9457 §4.2.1), in the reader's
+    /// language; what went wrong is the `code` and the `detail`.
+    public static func title(status: Int, _ language: Language) -> String {
+        statusTitles[status]?[language] ?? statusTitles[status]?[.english] ?? "HTTP \(status)"
     }
 
     /// The template of a message, falling back to English.
@@ -81,50 +84,24 @@ public enum ProblemCatalog {
         messages[key]?[language] ?? messages[key]?[.english] ?? key.rawValue
     }
 
-    public static let titles: [ProblemCode: [Language: String]] = [
-        .validationFailed: [.english: "Validation failed", .korean: "입력값이 올바르지 않습니다", .japanese: "入力内容に誤りがあります"],
-        .invalidJSON: [.english: "Invalid JSON", .korean: "잘못된 JSON", .japanese: "不正なJSON"],
-        .invalidCursor: [.english: "Invalid cursor", .korean: "잘못된 커서", .japanese: "不正なカーソル"],
-        .invalidImage: [.english: "Invalid image", .korean: "잘못된 이미지", .japanese: "不正な画像"],
-        .unauthorized: [.english: "Authentication required", .korean: "로그인이 필요합니다", .japanese: "認証が必要です"],
-        .tokenExpired: [
-            .english: "Access token expired", .korean: "액세스 토큰이 만료되었습니다", .japanese: "アクセストークンの有効期限が切れています",
-        ],
-        .invalidCredentials: [
-            .english: "Invalid email or password", .korean: "이메일 또는 비밀번호가 올바르지 않습니다",
-            .japanese: "メールアドレスまたはパスワードが正しくありません",
-        ],
-        .refreshTokenInvalid: [
-            .english: "Refresh token invalid", .korean: "리프레시 토큰이 유효하지 않습니다", .japanese: "リフレッシュトークンが無効です",
-        ],
-        .forbidden: [.english: "Forbidden", .korean: "권한이 없습니다", .japanese: "権限がありません"],
-        .notFound: [.english: "Not found", .korean: "찾을 수 없습니다", .japanese: "見つかりません"],
-        .methodNotAllowed: [
-            .english: "Method not allowed", .korean: "허용되지 않는 메서드입니다", .japanese: "許可されていないメソッドです",
-        ],
-        .conflict: [.english: "Conflict", .korean: "이미 사용 중입니다", .japanese: "すでに使用されています"],
-        .payloadTooLarge: [.english: "Payload too large", .korean: "요청이 너무 큽니다", .japanese: "リクエストが大きすぎます"],
-        .unsupportedMediaType: [
-            .english: "Unsupported media type", .korean: "지원하지 않는 형식입니다", .japanese: "サポートされていない形式です",
-        ],
-        .rateLimited: [.english: "Too many requests", .korean: "요청이 너무 많습니다", .japanese: "リクエストが多すぎます"],
-        .notImplemented: [.english: "Not implemented", .korean: "지원하지 않는 기능입니다", .japanese: "実装されていません"],
-        .expectationFailed: [
-            .english: "Expectation failed", .korean: "Expect 요청을 처리할 수 없습니다", .japanese: "Expect の要求に応えられません",
-        ],
-        .internal: [
-            .english: "Internal server error", .korean: "서버 내부 오류", .japanese: "サーバー内部エラー",
-        ],
-        .serviceUnavailable: [
-            .english: "Service unavailable", .korean: "일시적으로 사용할 수 없음", .japanese: "一時的に利用できません",
-        ],
-        .storageFull: [.english: "Storage full", .korean: "저장 공간이 가득 찼습니다", .japanese: "ストレージがいっぱいです"],
-        .requestTimeout: [
-            .english: "Request timeout", .korean: "요청 시간이 초과되었습니다", .japanese: "リクエストがタイムアウトしました",
-        ],
-        .storageReadOnly: [
-            .english: "Storage read-only", .korean: "저장소가 읽기 전용입니다", .japanese: "ストレージが読み取り専用です",
-        ],
+    /// The statuses' phrases (RFC 9110's, and their Korean and Japanese), one for each status a
+    /// problem code answers with (a test checks every code's).
+    public static let statusTitles: [Int: [Language: String]] = [
+        400: [.english: "Bad Request", .korean: "잘못된 요청", .japanese: "不正なリクエスト"],
+        401: [.english: "Unauthorized", .korean: "인증되지 않음", .japanese: "認証されていません"],
+        403: [.english: "Forbidden", .korean: "금지됨", .japanese: "禁止されています"],
+        404: [.english: "Not Found", .korean: "찾을 수 없음", .japanese: "見つかりません"],
+        405: [.english: "Method Not Allowed", .korean: "허용되지 않는 메서드", .japanese: "許可されていないメソッド"],
+        408: [.english: "Request Timeout", .korean: "요청 시간 초과", .japanese: "リクエストタイムアウト"],
+        409: [.english: "Conflict", .korean: "충돌", .japanese: "競合"],
+        413: [.english: "Content Too Large", .korean: "콘텐츠가 너무 큼", .japanese: "コンテンツが大きすぎます"],
+        415: [.english: "Unsupported Media Type", .korean: "지원하지 않는 미디어 유형", .japanese: "サポートされていないメディアタイプ"],
+        417: [.english: "Expectation Failed", .korean: "기대 실패", .japanese: "期待に応えられません"],
+        422: [.english: "Unprocessable Content", .korean: "처리할 수 없는 콘텐츠", .japanese: "処理できないコンテンツ"],
+        429: [.english: "Too Many Requests", .korean: "요청이 너무 많음", .japanese: "リクエストが多すぎます"],
+        500: [.english: "Internal Server Error", .korean: "내부 서버 오류", .japanese: "内部サーバーエラー"],
+        501: [.english: "Not Implemented", .korean: "구현되지 않음", .japanese: "実装されていません"],
+        503: [.english: "Service Unavailable", .korean: "서비스를 사용할 수 없음", .japanese: "サービスを利用できません"],
     ]
 
     /// Every message template, by key and language.

@@ -43,6 +43,9 @@ struct RequestMetricsTests {
         #expect(
             text.contains(
                 #"hb_requests{http_route="/streamed",http_request_method="HEAD",http_response_status_code="200"} 1"#))
+        // Errors are counted for the statuses of errors only: no series says error_type="200".
+        #expect(!text.contains(#"error_type="200""#))
+        #expect(!text.contains(#"hb_request_errors{http_route="/buffered""#))
         // None left in flight.
         for method in ["GET", "HEAD"] {
             #expect(text.contains(#"http_server_active_requests{http_request_method="\#(method)"} 0"#), "\(method)")

@@ -1,10 +1,11 @@
-import BurgerMap
 import BurgerMapCore
 import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
+
+@testable import BurgerMap
 
 @Suite("Localized problem documents")
 struct LocalizationTests {
@@ -23,8 +24,8 @@ struct LocalizationTests {
     func catalogueIsComplete() {
         for code in ProblemCode.allCases {
             for language in Language.allCases {
-                let title = ProblemCatalog.titles[code]?[language]
-                #expect(title?.isEmpty == false, "title of \(code.rawValue) in \(language.rawValue)")
+                let title = ProblemCatalog.statusTitles[Int(code.status.code)]?[language]
+                #expect(title?.isEmpty == false, "title of \(code.rawValue)'s status in \(language.rawValue)")
             }
         }
         for key in MessageKey.allCases {
@@ -35,7 +36,18 @@ struct LocalizationTests {
                 #expect(Self.placeholders(text ?? "") == Self.placeholders(english), "\(key.rawValue) in \(language)")
             }
         }
-        #expect(ProblemCatalog.titles[.notFound]?[.korean] != ProblemCatalog.titles[.notFound]?[.english])
+        #expect(ProblemCatalog.statusTitles[404]?[.korean] != ProblemCatalog.statusTitles[404]?[.english])
+    }
+
+    @Test("every problem's title is its status's phrase, as RFC 9457 asks of type about:blank")
+    func statusTitles() throws {
+        for code in ProblemCode.allCases {
+            let body = try Problem(code, .fieldRequired).encodedBody(in: .english)
+            let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+            #expect(object["type"] as? String == "about:blank")
+            #expect(object["title"] as? String == code.status.reasonPhrase, "\(code.rawValue)")
+        }
+        #expect(ProblemCode.unauthorized.status.reasonPhrase == "Unauthorized")
     }
 
     @Test(
@@ -59,7 +71,7 @@ struct LocalizationTests {
             #expect(korean.status == .badRequest)
             #expect(korean.headers[.contentLanguage] == "ko")
             let body = try json(korean)
-            #expect(body["title"] as? String == "입력값이 올바르지 않습니다")
+            #expect(body["title"] as? String == "잘못된 요청")
             #expect((body["errors"] as? [[String: Any]])?.first?["message"] as? String == "lat은(는) -90에서 90 사이여야 합니다")
 
             let japanese = try await client.send(.get, "/v1/places/12345", language: "ja")
@@ -68,7 +80,7 @@ struct LocalizationTests {
 
             let english = try await client.send(
                 .post, "/v1/auth/login", json: ["email": "a@b.co", "password": "wrong pass"], language: "fr")
-            #expect(try json(english)["title"] as? String == "Invalid email or password")
+            #expect(try json(english)["title"] as? String == "Unauthorized")
             #expect(english.headers[.contentLanguage] == "en")
         }
     }

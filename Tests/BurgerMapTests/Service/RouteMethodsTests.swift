@@ -29,7 +29,7 @@ struct RouteMethodsTests {
             #expect(response.status == .methodNotAllowed)
             #expect(response.headers[.allow] == allow)
             #expect(try problemCode(response) == "method_not_allowed")
-            #expect(try json(response)["title"] as? String == "Method not allowed")
+            #expect(try json(response)["title"] as? String == "Method Not Allowed")
         }
     }
 
@@ -53,7 +53,7 @@ struct RouteMethodsTests {
                 uri: "/v1/feed", method: .delete, headers: [.acceptLanguage: "ko"])
             #expect(response.status == .methodNotAllowed)
             #expect(response.headers[.contentLanguage] == "ko")
-            #expect(try json(response)["title"] as? String == "허용되지 않는 메서드입니다")
+            #expect(try json(response)["title"] as? String == "허용되지 않는 메서드")
         }
     }
 

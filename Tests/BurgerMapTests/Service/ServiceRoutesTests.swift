@@ -29,7 +29,7 @@ struct ServiceRoutesTests {
             let body = try json(response)
             #expect(body["code"] as? String == "not_found")
             #expect(body["type"] as? String == "about:blank")
-            #expect(body["title"] as? String == "Not found")
+            #expect(body["title"] as? String == "Not Found")
             #expect(response.headers[HTTPField.Name("X-Request-Id")!]?.isEmpty == false)
         }
     }

@@ -1,0 +1,104 @@
+import BurgerMapCore
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import BurgerMap
+
+/// Ids as the service writes them, and the headers every answer or every token answer carries.
+@Suite("Canonical ids and answer headers")
+struct ReliabilityRoundThreeTests {
+    @Test(
+        "an id spelt with a sign or a leading zero names no review, photo or place: 404",
+        arguments: StoreEngine.available)
+    func canonicalIDs(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        try await environment.withClient { client in
+            let ana = try await client.member("ana")
+            let place = try await client.addPlace("Patty Place", token: ana.token)
+            let created = try await client.postReview(place: place, photos: [TestImages.jpeg()], token: ana.token)
+            #expect(created.status == .created)
+            let review = try #require((try json(created)["id"] as? NSNumber)?.int64Value)
+            let photos = try #require(try json(created)["photos"] as? [[String: Any]])
+            let photo = try #require((photos.first?["id"] as? NSNumber)?.int64Value)
+            #expect(try await client.send(.get, "/v1/reviews/\(review)").status == .ok)
+            #expect(try await client.send(.get, "/v1/photos/\(photo).jpg").status == .ok)
+            #expect(try await client.send(.get, "/v1/places/\(place)").status == .ok)
+            for uri in [
+                "/v1/reviews/+\(review)", "/v1/reviews/0\(review)", "/v1/reviews/%2B\(review)",
+                "/v1/photos/0\(photo).jpg", "/v1/photos/+\(photo).jpg", "/v1/photos/0\(photo)/thumbnail.jpg",
+                "/v1/places/00\(place)", "/v1/places/-\(place)",
+            ] {
+                let response = try await client.send(.get, uri)
+                #expect(response.status == .notFound, "\(uri)")
+            }
+        }
+        #expect(Parameters.canonicalID("1") == 1 && Parameters.canonicalID("9223372036854775807") == .max)
+        for text in ["", "0", "01", "+1", "-1", " 1", "1 ", "9223372036854775808", "１"] {
+            #expect(Parameters.canonicalID(text) == nil, "\(text)")
+        }
+    }
+
+    @Test(
+        "token answers and the account's own are never stored; every answer says nosniff",
+        arguments: StoreEngine.available)
+    func headers(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        try await environment.withClient { client in
+            let nosniff = HTTPField.Name("X-Content-Type-Options")!
+            let registered = try await client.send(
+                .post, "/v1/auth/register",
+                json: ["email": "bo@example.com", "password": "correct horse battery", "nickname": "bo"])
+            #expect(registered.status == .created)
+            #expect(registered.headers[.cacheControl] == "no-store")
+            let login = try await client.login(email: "bo@example.com", password: "correct horse battery")
+            #expect(login.headers[.cacheControl] == "no-store")
+            let (access, refresh) = try tokens(try json(login))
+            let refreshed = try await client.send(.post, "/v1/auth/refresh", json: ["refresh_token": refresh])
+            #expect(refreshed.status == .ok)
+            #expect(refreshed.headers[.cacheControl] == "no-store")
+            let me = try await client.send(.get, "/v1/users/me", token: access)
+            #expect(me.status == .ok)
+            #expect(me.headers[.cacheControl] == "no-store")
+            let failed = try await client.login(email: "bo@example.com", password: "wrong password!")
+            #expect(failed.status == .unauthorized)
+            #expect(failed.headers[.cacheControl] == "no-store")
+            for response in [registered, me, failed, try await client.send(.get, "/v1/places/nearby?lat=1&lng=1")] {
+                #expect(response.headers[nosniff] == "nosniff")
+            }
+            let missing = try await client.send(.get, "/no/such/route")
+            #expect(missing.status == .notFound)
+            #expect(missing.headers[nosniff] == "nosniff")
+            #expect(missing.headers[.cacheControl] != "no-store")
+        }
+    }
+
+    @Test("/metrics on the API port answers clients on this machine and those of --metrics-client only")
+    func metricsClients() throws {
+        let extra = [try #require(IPNetwork("10.1.0.0/16"))]
+        for (address, allowed) in [
+            ("127.0.0.1", true), ("127.8.9.10", true), ("::1", true), ("10.1.2.3", true), ("10.2.0.1", false),
+            ("192.0.2.7", false), ("2001:db8::1", false),
+        ] {
+            let client = try #require(IPAddress(address))
+            #expect(ServiceController.mayReadMetrics(client, extra: extra) == allowed, "\(address)")
+        }
+        #expect(!ServiceController.mayReadMetrics(try #require(IPAddress("10.1.2.3")), extra: []))
+    }
+
+    @Test("/metrics over a real socket from loopback answers 200; a forwarded outside client is refused 403")
+    func metricsOverSocket() async throws {
+        let environment = try TestEnvironment()
+        environment.configuration.trustedProxies = TrustedProxies([try #require(IPNetwork("127.0.0.1"))])
+        try await environment.withLiveClient { _, client in
+            let local = try await client.execute(uri: "/metrics", method: .get)
+            #expect(local.status == .ok)
+            let forwarded = try await client.execute(
+                uri: "/metrics", method: .get, headers: [HTTPField.Name("X-Forwarded-For")!: "203.0.113.9"])
+            #expect(forwarded.status == .forbidden)
+            #expect(try problemCode(forwarded) == "forbidden")
+        }
+    }
+}
