@@ -67,6 +67,6 @@ enum FormQuery {
 
 extension Request {
     /// The query's parameters as forms write them (`FormQuery`): every route reads its query
-    /// through this, never through Hummingbird's `uri.queryParameters`.
+    /// through this (`QueryReader` reads a number's `+` as its sign from Hummingbird's own).
     var formQuery: FlatDictionary<Substring, Substring> { FormQuery.parameters(uri.query) }
 }

@@ -5,8 +5,9 @@ import Hummingbird
 extension Request {
     /// Reads a JSON request body of at most `limit` bytes as `T`, answering the contract's
     /// problems for everything a client can get wrong: another media type (`415`), a body over the
-    /// limit (`413`), bytes that are not UTF-8 JSON (`invalid_json`), and fields of the wrong JSON
-    /// type (`validation_failed`, naming the field).
+    /// limit (`413`), bytes that are not UTF-8 JSON or not strict JSON (`invalid_json`: a trailing
+    /// comma, a key given twice), fields of the wrong JSON type or holding control characters
+    /// (`validation_failed`, naming the field).
     func decodeJSON<T: Decodable>(as type: T.Type, limit: Int = 64 * 1024) async throws -> T {
         try await decodeJSONWithBytes(as: type, limit: limit).value
     }
@@ -27,6 +28,16 @@ extension Request {
         let bytes = Data(buffer: buffer)
         guard String(validating: bytes, as: UTF8.self) != nil else {
             throw Problem(.invalidJSON, .invalidJSON)
+        }
+        // What Foundation's decoder would let through: trailing commas, keys given twice, control
+        // characters written as escapes (`StrictJSON`).
+        switch StrictJSON.check(bytes) {
+        case nil: break
+        case .syntax, .duplicateKey: throw Problem(.invalidJSON, .invalidJSON)
+        case .controlCharacters(let fields):
+            // Before the fields' own rules: such bytes are never a valid value of any field.
+            throw Problem.validation(
+                fields.map { FieldError(field: $0, code: "control_characters", .fieldControlCharacters) })
         }
         do {
             return (try JSONCoding.decoder.decode(T.self, from: bytes), bytes)
@@ -135,7 +146,8 @@ extension Request {
         case is String.Type: "a string"
         case is Bool.Type: "true or false"
         case is Int.Type, is Int64.Type: "an integer"
-        case is Double.Type: "a number"
+        case is Double.Type, is Decimal.Type: "a number"
+        case is any Sequence.Type: "an array"
         default: "an object"
         }
     }

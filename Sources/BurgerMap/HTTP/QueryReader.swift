@@ -5,12 +5,36 @@ import HummingbirdCore
 /// Reads and validates query parameters, collecting every invalid field so that one answer
 /// tells the client all that is wrong.
 struct QueryReader {
-    /// Hummingbird's parsed query, read in place (a repeated name counts once, the first time).
+    /// The parsed query as forms write it (`FormQuery`), read in place (a repeated name counts
+    /// once, the first time).
     private let parameters: FlatDictionary<Substring, Substring>
-    private(set) var errors: [FieldError] = []
+    /// The query with `+` kept as a plus, for numbers (`numberText`); parsed when one is read.
+    private let request: Request
+    /// The errors of the parameters read so far.
+    private var recorded: [FieldError] = []
+    /// The parameters holding a control character: no such text reaches a comparison or storage
+    /// (`category=burger%00x` found `burger` where a NUL cut the text).
+    private let controlled: [Substring]
+
+    /// Every invalid field: those of the parameters read, then the other parameters that hold a
+    /// control character.
+    var errors: [FieldError] {
+        let named = Set(recorded.map(\.field))
+        return recorded
+            + controlled.filter { !named.contains(String($0)) }.map {
+                FieldError(field: String($0), code: "control_characters", .fieldControlCharacters)
+            }
+    }
 
     init(_ request: Request) {
+        self.request = request
         parameters = request.formQuery
+        controlled = parameters.compactMap { Self.hasControlCharacter($0.value) ? $0.key : nil }
+    }
+
+    /// Whether `text` holds a control character (C0, DEL or C1; a query has no line breaks).
+    static func hasControlCharacter(_ text: Substring) -> Bool {
+        text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F || (0x80...0x9F).contains($0.value) }
     }
 
     private func value(_ name: String) -> Substring? { parameters[name[...]] }
@@ -26,7 +50,15 @@ struct QueryReader {
     }
 
     mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
-        errors.append(FieldError(field: name, code: code, key, arguments))
+        recorded.append(FieldError(field: name, code: code, key, arguments))
+    }
+
+    /// A number parameter's text: a `+` written as is is its sign (`lng=+127.`), not a space, as
+    /// no number holds a space; `%20` stays a space (and not a number).
+    private func numberText(_ name: String) -> Substring? {
+        guard let text = value(name) else { return nil }
+        guard text.utf8.contains(UInt8(ascii: " ")) else { return text }
+        return request.uri.queryParameters[name[...]] ?? text
     }
 
     /// A finite number within `range`; `fallback` when absent (a missing required one is an error).
@@ -38,7 +70,7 @@ struct QueryReader {
             fail(name, "required", .fieldRequired)
             return range.lowerBound
         }
-        guard let value = Double(decimal: text) else {
+        guard let value = Double(decimal: numberText(name) ?? text) else {
             fail(name, "not_a_number", .fieldNotNumber)
             return range.lowerBound
         }
@@ -65,7 +97,7 @@ struct QueryReader {
             fail(name, "required", .fieldRequired)
             return range.lowerBound
         }
-        guard let value = Int(text) else {
+        guard let value = Int(numberText(name) ?? text) else {
             fail(name, "not_an_integer", .fieldNotInteger)
             return fallback ?? range.lowerBound
         }

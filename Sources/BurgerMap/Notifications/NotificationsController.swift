@@ -42,7 +42,7 @@ struct NotificationsController {
         let limit = reader.int("limit", in: ListLimits.allowed, default: ListLimits.default)
         let unreadOnly = reader.bool("unread_only")
         var types: Set<NotificationType> = []
-        if let names = reader.filter("types") {
+        if let names = reader.filter("types"), !names.isEmpty {
             for name in names.split(separator: ",", omittingEmptySubsequences: false) {
                 if let type = NotificationType(rawValue: String(name)) {
                     types.insert(type)
@@ -80,13 +80,25 @@ struct NotificationsController {
     /// `POST /v1/notifications/read` with `{"up_to_id": N}` or `{"group_keys": […]}`: `204`.
     func markRead(_ request: Request, context: AuthenticatedContext) async throws -> Response {
         struct Body: Decodable {
-            var upToId: Int64?
+            /// Any JSON number (`9.5` and `99999999999999999999` are JSON, and are answered as
+            /// numbers out of the field's rule, not as invalid JSON).
+            var upToId: Decimal?
             var groupKeys: [String]?
         }
         let body = try await request.decodeJSON(as: Body.self)
         switch (body.upToId, body.groupKeys) {
-        case (let id?, nil):
-            guard id >= 0 else { throw Problem.invalid("up_to_id", "out_of_range", .fieldOutOfRange, ["min": "0"]) }
+        case (let number?, nil):
+            var value = number
+            var whole = Decimal()
+            NSDecimalRound(&whole, &value, 0, .down)
+            guard whole == number else {
+                throw Problem.invalid("up_to_id", "not_an_integer", .fieldNotInteger)
+            }
+            guard number >= 0, number <= Decimal(Int64.max) else {
+                throw Problem.invalid(
+                    "up_to_id", "out_of_range", .fieldOutOfRange, ["min": "0", "max": "\(Int64.max)"])
+            }
+            let id = NSDecimalNumber(decimal: number).int64Value
             try await store.markNotificationsRead(for: context.user.id, .upTo(id))
         case (nil, let keys?):
             guard keys.count <= NotificationLimits.groupKeysPerRequest else {
@@ -94,11 +106,18 @@ struct NotificationsController {
                     "group_keys", "too_many", .notificationGroupKeysTooMany,
                     ["max": "\(NotificationLimits.groupKeysPerRequest)"])
             }
-            guard keys.allSatisfy({ (1...200).contains($0.utf8.count) }) else {
+            // Characters, as the message says (a Korean key of 200 letters is 600 bytes).
+            guard keys.allSatisfy({ (1...200).contains($0.count) }) else {
                 throw Problem.invalid("group_keys", "length", .fieldLength, ["min": "1", "max": "200"])
             }
             try await store.markNotificationsRead(for: context.user.id, .groupKeys(keys))
-        default:
+        case (.some, .some):
+            // Both: one of them, not a missing one.
+            throw Problem.validation([
+                FieldError(field: "up_to_id", code: "one_of", .notificationReadSelection),
+                FieldError(field: "group_keys", code: "one_of", .notificationReadSelection),
+            ])
+        case (nil, nil):
             throw Problem.invalid("up_to_id", "required", .notificationReadSelection)
         }
         return Response(status: .noContent)

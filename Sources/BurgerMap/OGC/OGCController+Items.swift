@@ -113,8 +113,10 @@ extension OGCController {
                 cursors.encode(FeatureCursor(after: $0, matched: numberMatched), scope: scope)
             }
             writer = JSONWriter(capacity: 512 + page.items.count * 640)
-            writer.featureCollection(page.items) { writer in
-                links.writeMembers(to: &writer, returned: page.items.count, matched: numberMatched)
+            OGCFeatureLinks.$base.withValue(base) {
+                writer.featureCollection(page.items) { writer in
+                    links.writeMembers(to: &writer, returned: page.items.count, matched: numberMatched)
+                }
             }
         }
         var headers: HTTPFields = [.vary: "Accept"]
@@ -152,7 +154,7 @@ extension OGCController {
             guard let review = try await features.reviewFeature(id: id) else {
                 throw Problem.notFound(.featureNotFound, id: id)
             }
-            writer.feature(review, members: writeLinks)
+            OGCFeatureLinks.$base.withValue(base) { writer.feature(review, members: writeLinks) }
         }
         let headers: HTTPFields = [.vary: "Accept"]
         return format == .json ? writer.response(headers: headers) : writer.geoJSONResponse(headers: headers)

@@ -1,5 +1,12 @@
 import BurgerMapCore
 
+/// The origin OGC answers write their links with (`scheme://host`), bound while a handler writes
+/// features, so that a review's `photo_urls` are absolute as every other link of the answer is
+/// (QGIS and GDAL resolve no root-relative URL).
+enum OGCFeatureLinks {
+    @TaskLocal static var base: String?
+}
+
 extension ReviewFeature: GeoFeature {
     var featureID: Int64 { id }
     var featureLng: Double { lng }
@@ -24,7 +31,8 @@ extension ReviewFeature: GeoFeature {
             writer.value(authorNickname)
             writer.key("photo_urls")
             writer.array { writer in
-                for photoID in photoIDs { writer.value(PhotoURL.full(photoID)) }
+                let base = OGCFeatureLinks.base ?? ""
+                for photoID in photoIDs { writer.value(base + PhotoURL.full(photoID)) }
             }
             writer.key("created_at")
             writer.value(createdAt)

@@ -15,6 +15,9 @@ final class PlaceReading: Sendable {
     let preference: NamePreference
     let now: Date
     private let wrote = Atomic<Bool>(false)
+    /// The languages the answer's names were shown in, in the order first met (each passed
+    /// `PlaceNames.isValidLanguage`, so it is safe in a header).
+    private let served = Mutex<[String]>([])
 
     init(preference: NamePreference, now: Date) {
         self.preference = preference
@@ -23,7 +26,15 @@ final class PlaceReading: Sendable {
 
     /// The name to show for `place` in the request's language, or `nil` for its default name.
     func name(of place: Place) -> String? {
-        preference.name(inStored: place.storedNames)
+        guard let found = preference.named(inStored: place.storedNames) else { return nil }
+        served.withLock { if !$0.contains(found.language) { $0.append(found.language) } }
+        return found.name
+    }
+
+    /// `Content-Language`: the languages names were shown in, `nil` when every place showed its
+    /// default name (whose language is not known).
+    var contentLanguage: String? {
+        served.withLock { $0.isEmpty ? nil : $0.joined(separator: ", ") }
     }
 
     /// Notes that the answer holds a place (it then says its language and varies by it).
@@ -34,8 +45,9 @@ final class PlaceReading: Sendable {
     var holdsPlaces: Bool { wrote.load(ordering: .relaxed) }
 }
 
-/// Sets `PlaceReading` for each request; an answer that holds a place gets
-/// `Vary: Accept-Language`, and `Content-Language` when the request asked a language. `lang` is
+/// Sets `PlaceReading` for each request; an answer that holds a place, or any answer of a route
+/// that lists places, gets `Vary: Accept-Language`, and `Content-Language` naming the languages
+/// its names were shown in (none when every name is a place's default). `lang` is
 /// read by every route (it is not part of any cursor: the same cursor pages on in another
 /// language).
 struct PlaceReadingMiddleware: RouterMiddleware {
@@ -51,10 +63,17 @@ struct PlaceReadingMiddleware: RouterMiddleware {
                 lang: Self.lang(request), acceptLanguage: request.headers[.acceptLanguage]),
             now: clock().date)
         var response = try await PlaceReading.$current.withValue(reading) { try await next(request, context) }
-        guard reading.holdsPlaces else { return response }
+        // A list of places varies by language even when this page holds none: a cache must not
+        // give an empty answer in one language for another's request.
+        guard reading.holdsPlaces || Self.listsPlaces(request.uri.path) else { return response }
         response.headers.addVary("Accept-Language")
-        if let language = reading.preference.contentLanguage { response.headers[.contentLanguage] = language }
+        if let language = reading.contentLanguage { response.headers[.contentLanguage] = language }
         return response
+    }
+
+    /// Whether the route answers places (its answer varies by language whatever it holds).
+    static func listsPlaces(_ path: String) -> Bool {
+        path.hasPrefix("/v1/places") || path.hasPrefix("/ogc/collections/places")
     }
 
     /// The request's `lang` parameter (`FormQuery`). A query without the bytes `lang` and

@@ -153,7 +153,11 @@ struct PlacesController {
             try await reads.run(request, context) { try await $0.placesInViewport(query) }
         }
         let next = result.nextKey.map { cursors.encode($0, scope: scope) }
-        let headers: HTTPFields = [.vary: "Accept"]
+        var headers: HTTPFields = [.vary: "Accept"]
+        // The next page's link, as every paged list gives it (RFC 8288).
+        if let next {
+            headers[.link] = Page<Place>.nextLink(path: request.uri.path, query: request.uri.query, cursor: next)
+        }
         func writeEnd(_ writer: inout JSONWriter) {
             writer.key("truncated")
             writer.value(result.truncated)

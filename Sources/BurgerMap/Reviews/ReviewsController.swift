@@ -256,23 +256,3 @@ struct ReviewsController {
         }
     }
 }
-
-/// The contract's rules for review fields.
-enum ReviewRules {
-    /// `rating` as text in a form: an integer 1…5.
-    static func rating(_ text: String, into errors: inout [FieldError]) -> Int? {
-        guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
-            errors.append(FieldError(field: "rating", code: "not_an_integer", .fieldNotInteger))
-            return nil
-        }
-        let count = errors.count
-        checkRating(value, into: &errors)
-        return errors.count == count ? value : nil
-    }
-
-    /// `rating`: 1…5.
-    static func checkRating(_ value: Int, into errors: inout [FieldError]) {
-        guard !(1...5).contains(value) else { return }
-        errors.append(FieldError(field: "rating", code: "out_of_range", .fieldOutOfRange, ["min": "1", "max": "5"]))
-    }
-}

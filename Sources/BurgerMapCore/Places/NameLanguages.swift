@@ -106,22 +106,25 @@ public struct NamePreference: Sendable, Equatable {
     /// No language asked: every place shows its default `name`.
     public static let none = NamePreference(languages: [])
 
-    /// The language the request chose, for `Content-Language` (the first tag asked; nil when none
-    /// was asked). It passed `PlaceNames.isValidLanguage`, so it is safe in a header.
-    public var contentLanguage: String? { languages.first }
-
     /// The name to show from a place's names as stored (`StoredNames`, `Place.storedNames`), or
     /// nil to show the default `name`. Empty names count as missing. When two keys differ only in
     /// case, the exact key wins, then the smaller. Found by scanning the text: no dictionary is
     /// built, and only the name shown is copied out. The common cases (no language asked, a place
     /// without names) cost nothing.
     public func name(inStored text: String?) -> String? {
+        named(inStored: text)?.name
+    }
+
+    /// `name(inStored:)` with the language tag it was found under (the key tried that matched:
+    /// `ja` for a request of `fr-CA, ja;q=0.5` over a place with a Japanese name), for the
+    /// answer's `Content-Language`.
+    public func named(inStored text: String?) -> (name: String, language: String)? {
         guard !candidates.isEmpty, let text, !text.isEmpty else { return nil }
         if let found = text.utf8.withContiguousStorageIfAvailable({ name(inStored: $0) }) { return found }
         return Array(text.utf8).withUnsafeBufferPointer { name(inStored: $0) }
     }
 
-    private func name(inStored bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    private func name(inStored bytes: UnsafeBufferPointer<UInt8>) -> (name: String, language: String)? {
         for candidate in candidates {
             // A key equal to the candidate but for case: the smallest such key's name, unless the
             // exact key has one.
@@ -135,14 +138,14 @@ public struct NamePreference: Sendable, Equatable {
                 else { continue }
                 let key = bytes[start..<separator]
                 let name = bytes[(separator + 1)..<end]
-                if key.elementsEqual(candidate.utf8) { return String(decoding: name, as: UTF8.self) }
+                if key.elementsEqual(candidate.utf8) { return (String(decoding: name, as: UTF8.self), candidate) }
                 if Self.equalIgnoringASCIICase(key, candidate),
                     found.map({ key.lexicographicallyPrecedes($0.key) }) ?? true
                 {
                     found = (key, name)
                 }
             }
-            if let found { return String(decoding: found.name, as: UTF8.self) }
+            if let found { return (String(decoding: found.name, as: UTF8.self), candidate) }
         }
         return nil
     }

@@ -43,8 +43,15 @@ func tokens(_ body: [String: Any]) throws -> (access: String, refresh: String) {
     (try #require(body["access_token"] as? String), try #require(body["refresh_token"] as? String))
 }
 
-/// The `code` of a problem response, checking that it is a problem document.
+/// The `code` of a problem response, checking that it is a problem document whose texts have
+/// every placeholder filled (a `{max}` left in a message is a call site that forgot an argument).
 func problemCode(_ response: TestResponse) throws -> String? {
     #expect(response.headers[.contentType] == "application/problem+json")
-    return try json(response)["code"] as? String
+    let body = try json(response)
+    var texts = [body["detail"] as? String ?? ""]
+    texts += (body["errors"] as? [[String: Any]] ?? []).map { $0["message"] as? String ?? "" }
+    for text in texts {
+        #expect(text.range(of: #"\{[a-z_]+\}"#, options: .regularExpression) == nil, "unfilled: \(text)")
+    }
+    return body["code"] as? String
 }

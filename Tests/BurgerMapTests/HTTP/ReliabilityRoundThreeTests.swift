@@ -102,3 +102,34 @@ struct ReliabilityRoundThreeTests {
         }
     }
 }
+
+@Suite("The viewport's next page")
+struct ViewportLinkTests {
+    @Test("a viewport page with more to come links the next one, as nearby does", arguments: StoreEngine.available)
+    func link(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        let places = try await environment.insert(
+            (0..<3).map { PlaceDraft(name: "V\($0)", lat: 10, lng: 10 + Double($0) / 100) })
+        try await environment.withClient { client in
+            var uri = "/v1/places?bbox=9,9,11,11&limit=1"
+            var seen: [Int64] = []
+            for _ in 0..<5 {
+                let response = try await client.send(.get, uri)
+                #expect(response.status == .ok)
+                let body = try json(response)
+                let items = try #require(body["items"] as? [[String: Any]])
+                seen += items.compactMap { ($0["id"] as? NSNumber)?.int64Value }
+                guard let link = response.headers[HTTPField.Name("Link")!] else {
+                    #expect(body["next_cursor"] is NSNull)
+                    break
+                }
+                let cursor = try #require(body["next_cursor"] as? String)
+                #expect(link.hasSuffix(#">; rel="next""#) && link.contains(cursor))
+                let target = try #require(link.split(separator: ">").first).dropFirst()
+                #expect(target.hasPrefix("/v1/places?bbox=9,9,11,11&limit=1&cursor="))
+                uri = String(target)
+            }
+            #expect(Set(seen) == Set(places.map(\.id)) && seen.count == 3)
+        }
+    }
+}

@@ -1,6 +1,7 @@
 import BurgerMap
 import BurgerMapCore
 import Foundation
+import Hummingbird
 import HummingbirdTesting
 import Testing
 
@@ -160,6 +161,43 @@ struct NotificationListTests {
                     try await client.send(.post, "/v1/notifications/read", json: body, token: alice.token).status
                         == .badRequest)
             }
+            // Each wrong body names what is wrong, in words with every placeholder filled.
+            func problem(_ body: String) async throws -> (
+                code: String?, fields: [String], codes: [String], messages: [String]
+            ) {
+                let response = try await client.execute(
+                    uri: "/v1/notifications/read", method: .post,
+                    headers: [.contentType: "application/json", .authorization: "Bearer \(alice.token)"],
+                    body: ByteBuffer(string: body))
+                #expect(response.status == .badRequest, "\(body)")
+                let errors = try json(response)["errors"] as? [[String: Any]] ?? []
+                return (
+                    try problemCode(response), errors.compactMap { $0["field"] as? String },
+                    errors.compactMap { $0["code"] as? String }, errors.compactMap { $0["message"] as? String }
+                )
+            }
+            let negative = try await problem(#"{"up_to_id": -1}"#)
+            #expect(negative.codes == ["out_of_range"])
+            #expect(negative.messages == ["up_to_id must be 0 to 9223372036854775807"])
+            #expect(try await problem(#"{"up_to_id": 9.5}"#).codes == ["not_an_integer"])
+            #expect(try await problem(#"{"up_to_id": 99999999999999999999}"#).codes == ["out_of_range"])
+            let notArray = try await problem(#"{"group_keys": "x"}"#)
+            #expect(notArray.codes == ["wrong_type"])
+            #expect(notArray.messages.first?.contains("an array") == true)
+            let both = try await problem(#"{"up_to_id": 3, "group_keys": ["a"]}"#)
+            #expect(both.fields == ["up_to_id", "group_keys"] && both.codes == ["one_of", "one_of"])
+            #expect(try await problem("{}").codes == ["required"])
+            // 200 characters of Hangul are 600 bytes, and allowed; 201 are not.
+            #expect(
+                try await client.send(
+                    .post, "/v1/notifications/read", json: ["group_keys": [String(repeating: "버", count: 200)]],
+                    token: alice.token
+                ).status == .noContent)
+            #expect(
+                try await problem("{\"group_keys\": [\"" + String(repeating: "버", count: 201) + "\"]}").codes
+                    == ["length"])
+            let emptyTypes = try await client.send(.get, "/v1/notifications?types=", token: alice.token)
+            #expect((try json(emptyTypes)["errors"] as? [[String: Any]])?.count == 1)
             let tooMany = (0...NotificationLimits.groupKeysPerRequest).map { "key-\($0)" }
             #expect(
                 try await client.send(

@@ -51,7 +51,12 @@ struct OGCReviewsTests {
 
             let photoFeature = try #require(byID[id(withPhoto)]?["properties"] as? [String: Any])
             let photoURLs = (withPhoto["photos"] as? [[String: Any]])?.compactMap { $0["url"] as? String }
-            #expect(photoFeature["photo_urls"] as? [String] == photoURLs)
+            // Absolute, as every link of the answer: the collection's origin and the review's URL.
+            let absolute = try #require(photoFeature["photo_urls"] as? [String])
+            #expect(absolute.count == photoURLs?.count)
+            for (url, relative) in zip(absolute, photoURLs ?? []) {
+                #expect(url.hasPrefix("http://") && url.hasSuffix(relative) && url != relative, "\(url)")
+            }
             #expect(photoURLs?.count == 1)
             #expect(photoFeature["author_nickname"] as? String == "bobby")
 

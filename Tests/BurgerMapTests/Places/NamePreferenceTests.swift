@@ -13,14 +13,17 @@ struct NamePreferenceTests {
     func qValues() {
         #expect(Self.preference("en;q=0.5, ko, ja;q=0.8").languages == ["ko", "ja", "en"])
         #expect(Self.preference("fr;q=0.5, ja;q=0.5, ko;q=0.5").languages == ["fr", "ja", "ko"])
-        #expect(Self.preference("en;q=0.5, ko, ja;q=0.8").contentLanguage == "ko")
+        #expect(
+            Self.preference("en;q=0.5, ko, ja;q=0.8").named(inStored: StoredNames.text(Self.names))?.language == "ko")
+        #expect(Self.preference("fr-CA, ja;q=0.5").named(inStored: StoredNames.text(Self.names))?.language == "ja")
         #expect(Self.preference("en;q=0.4, ja").name(from: Self.names) == "バーガー屋")
     }
 
     @Test("a regional tag falls back to its language before the next tag")
     func fallback() {
         #expect(Self.preference("ko-KR").name(from: Self.names) == "버거집")
-        #expect(Self.preference("ko-KR").contentLanguage == "ko-kr")
+        #expect(Self.preference("ko-KR").named(inStored: StoredNames.text(Self.names))?.language == "ko")
+        #expect(Self.preference("de").named(inStored: StoredNames.text(Self.names)) == nil)
         #expect(Self.preference("ko-KR, en;q=0.9").name(from: Self.names) == "버거집")
         #expect(Self.preference("fr-CA, en;q=0.9").name(from: Self.names) == "Burger House")
         #expect(Self.preference("zh-Hans-CN").name(from: Self.names) == "汉堡店")
@@ -45,7 +48,7 @@ struct NamePreferenceTests {
         for header in ["", ";;;", ",,,", "=", "ko;q=abc", "ko;q=2", "k", "ko-", "x-klingon", "ko KR", "한국어", "ko;q=-1"]
         {
             #expect(Self.preference(header) == .none, "\(header.debugDescription)")
-            #expect(Self.preference(header).contentLanguage == nil)
+            #expect(Self.preference(header).named(inStored: StoredNames.text(Self.names)) == nil)
         }
         #expect(Self.preference(",,ja;;q=0.3,, ko;q=abc, en;foo=bar").languages == ["en", "ja"])
         #expect(Self.preference("ko, ko-KR, KO").languages == ["ko", "ko-kr"])
@@ -75,7 +78,7 @@ struct NamePreferenceTests {
     @Test("no preference, no names or empty names give the default name")
     func defaults() {
         #expect(NamePreference.none.name(from: Self.names) == nil)
-        #expect(NamePreference.none.contentLanguage == nil)
+        #expect(NamePreference.none.named(inStored: StoredNames.text(Self.names)) == nil)
         #expect(Self.preference("ko").name(from: [:]) == nil)
         #expect(Self.preference("ko, en").name(from: ["ko": "", "en": "Burger"]) == "Burger")
     }

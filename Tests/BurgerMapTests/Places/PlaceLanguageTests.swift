@@ -59,7 +59,11 @@ struct PlaceLanguageTests {
             let japanese = try await client.send(.get, nearby, language: "ja-JP, ko;q=0.5")
             let japaneseName = try items(japanese).first?["name"] as? String
             #expect(japaneseName == "バーガーハウス")
-            #expect(japanese.headers[.contentLanguage] == "ja-jp")
+            // The language served: the Japanese names are stored under `ja`.
+            #expect(japanese.headers[.contentLanguage] == "ja")
+            let fallback = try await client.send(.get, nearby, language: "fr-CA, ja;q=0.5")
+            #expect(try items(fallback).first?["name"] as? String == "バーガーハウス")
+            #expect(fallback.headers[.contentLanguage] == "ja", "French asked first, Japanese served")
 
             let regional = try await client.send(.get, nearby, language: "fr;q=0.9, ko-KR;q=0.8")
             let regionalName = try items(regional).first?["name"] as? String
@@ -72,6 +76,12 @@ struct PlaceLanguageTests {
             let missing = try await client.send(.get, nearby + "&lang=de")
             let missingName = try items(missing).first?["name"] as? String
             #expect(missingName == "Burger House")
+            #expect(missing.headers[.contentLanguage] == nil, "no German name was shown")
+            // An empty page of places still varies by language.
+            let empty = try await client.send(.get, "/v1/places/nearby?lat=-40&lng=-100", language: "ko")
+            #expect(try items(empty).isEmpty)
+            #expect(empty.headers[.vary]?.contains("Accept-Language") == true)
+            #expect(empty.headers[.contentLanguage] == nil)
 
             // Only a parameter named `lang` counts; its value is percent-decoded; it may come first.
             let other = try await client.send(.get, nearby + "&xlang=ko&flang=ja")

@@ -39,6 +39,20 @@ struct LocalizationTests {
         #expect(ProblemCatalog.statusTitles[404]?[.korean] != ProblemCatalog.statusTitles[404]?[.english])
     }
 
+    @Test("every message renders in every language with its placeholders filled, none left over")
+    func messagesRender() {
+        for key in MessageKey.allCases {
+            let english = ProblemCatalog.messages[key]?[.english] ?? ""
+            let arguments = Dictionary(uniqueKeysWithValues: Self.placeholders(english).map { ($0, "«\($0)»") })
+            for language in Language.allCases {
+                let text = Message(key, arguments).text(in: language)
+                #expect(
+                    text.range(of: #"\{[a-z_]+\}"#, options: .regularExpression) == nil,
+                    "\(key.rawValue) in \(language.rawValue): \(text)")
+            }
+        }
+    }
+
     @Test("every problem's title is its status's phrase, as RFC 9457 asks of type about:blank")
     func statusTitles() throws {
         for code in ProblemCode.allCases {
