@@ -75,6 +75,11 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Most open connections (default: the descriptor limit less 256).") var maxConnections: Int?
     @Option(help: "Serve /metrics on this loopback HOST:PORT only, not on the API port.") var metricsAddress: String?
     @Option(
+        help: ArgumentHelp(
+            "The origin of every absolute link (OGC, TileJSON), e.g. https://burgers.example; default: each request's Host.",
+            valueName: "url"))
+    var publicUrl: String?
+    @Option(
         name: .customLong("metrics-client"),
         help: "Besides this machine, who may read /metrics on the API port (address or CIDR); repeatable.")
     var metricsClients: [String] = []
@@ -144,6 +149,14 @@ struct Serve: AsyncParsableCommand {
         }
         guard idleTimeout > 0, headerTimeout > 0, minBodyRate >= 0, (maxConnections ?? 1) > 0 else {
             throw ValidationError("timeouts and the connection cap must be positive, the body rate not negative")
+        }
+        if let publicUrl {
+            guard let url = URL(string: publicUrl), ["http", "https"].contains(url.scheme ?? ""),
+                url.host?.isEmpty == false, url.path.isEmpty || url.path == "/", url.query == nil
+            else {
+                throw ValidationError(
+                    "--public-url must be http(s)://HOST[:PORT] with no path, e.g. https://burgers.example")
+            }
         }
         for client in metricsClients where IPNetwork(client) == nil {
             throw ValidationError("--metrics-client '\(client)' is not an IPv4 or IPv6 address or CIDR range")
@@ -225,6 +238,7 @@ struct Serve: AsyncParsableCommand {
         configuration.metricsAddress = try metricsAddress.map { try LoopbackAddress(parsing: $0) }
         configuration.trustedProxies = TrustedProxies(trustedProxies.compactMap(IPNetwork.init))
         configuration.metricsClients = metricsClients.compactMap(IPNetwork.init)
+        configuration.publicURL = publicUrl.flatMap(URL.init(string:))
         configuration.accessLog = accessLog == .on
         configuration.defaultTimeZone = defaultTimezone
         configuration.photoDirectory = photoDir.map { URL(fileURLWithPath: $0, isDirectory: true) }

@@ -13,6 +13,7 @@ extension ProblemCode {
         case .notFound: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .conflict: .conflict
+        case .idempotencyKeyReused: .unprocessableContent
         case .payloadTooLarge: .contentTooLarge
         case .unsupportedMediaType: .unsupportedMediaType
         case .rateLimited: .tooManyRequests

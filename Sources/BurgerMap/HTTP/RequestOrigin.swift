@@ -1,4 +1,5 @@
 import BurgerMapCore
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -93,6 +94,23 @@ struct RequestOrigin: Sendable, Equatable {
         guard let last = values.last, last.utf8.count <= TrustedProxies.maximumHeaderBytes else { return nil }
         let value = last.split(separator: ",", omittingEmptySubsequences: false).last.map { $0.trimmingSpaces }
         return value.flatMap { $0.isEmpty ? nil : String($0) }
+    }
+
+    /// The origin of an answer's absolute links: `--public-url`'s when it is set, else the
+    /// request's (then the answer varies by `Host` and, behind trusted proxies, by the headers
+    /// they forward: `varies` names them, for the answer's `Vary`).
+    static func forLinks(
+        _ request: Request, peer: IPAddress?, trustedProxies: TrustedProxies, publicURL: URL?
+    ) -> (text: String, varies: [String]) {
+        if let publicURL, let scheme = publicURL.scheme, let host = publicURL.host {
+            let port = publicURL.port.map { ":\($0)" } ?? ""
+            return ("\(scheme)://\(host)\(port)", [])
+        }
+        let origin = RequestOrigin(request: request, peer: peer, trustedProxies: trustedProxies)
+        let varies =
+            trustedProxies.networks.isEmpty
+            ? ["Host"] : ["Host", "Forwarded", "X-Forwarded-Host", "X-Forwarded-Proto"]
+        return (origin.text, varies)
     }
 
     static let host = HTTPField.Name("Host")!

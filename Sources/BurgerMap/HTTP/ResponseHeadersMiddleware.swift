@@ -1,12 +1,15 @@
 import HTTPTypes
 import Hummingbird
 
-/// Headers every answer carries, whatever route made it (problems included): no guessing of
+/// One `Host` per request (RFC 9112 §3.2: two are `400`), and headers every answer carries,
+/// whatever route made it (problems included): no guessing of
 /// content types (`X-Content-Type-Options: nosniff`), and `Cache-Control: no-store` on the
 /// answers that hold tokens or the signed-in user's own account (register, login, refresh, the
 /// app's join and login, `/v1/users/me`), as RFC 6749 §5.1 asks of token answers, so that no
 /// cache along the way keeps them.
-struct ResponseHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+struct ResponseHeadersMiddleware: RouterMiddleware {
+    typealias Context = AppRequestContext
+
     static var noSniffName: HTTPField.Name { HTTPField.Name("X-Content-Type-Options")! }
 
     /// The paths whose answers are never stored.
@@ -22,6 +25,12 @@ struct ResponseHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
         async throws -> Response
     {
+        // RFC 9112 §3.2: a request with more than one Host is 400. Over a socket, HTTP/1's first
+        // Host arrives as the request's authority and any other as a field; a request made in
+        // process (tests) has its Host as a field.
+        let overSocket = context.remoteAddress != nil && request.head.authority != nil
+        let hosts = (overSocket ? 1 : 0) + request.headers[values: RequestOrigin.host].count
+        guard hosts <= 1 else { throw Problem(.validationFailed, .hostRepeated) }
         var response = try await next(request, context)
         response.headers[Self.noSniffName] = "nosniff"
         if Self.isPrivate(request.uri.path) { response.headers[.cacheControl] = "no-store" }

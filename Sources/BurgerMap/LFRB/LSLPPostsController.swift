@@ -164,7 +164,7 @@ struct LSLPPostsController {
             var writer = JSONWriter(capacity: 1024)
             LSLPViews.review(&writer, review, extras: .init(), product: settings.product(of: .review))
             return writer.response()
-        case .replayed: throw StorageError.rowVanished("review")
+        case .replayed, .keyReused: throw StorageError.rowVanished("review")
         case .placeMissing: throw LSLPError(400, .restaurantRequired)
         case .photosUnavailable: throw LSLPError(400, .filesUnavailable)
         }

@@ -63,7 +63,11 @@ struct WebMapController {
                     .contentType: "text/html; charset=utf-8", .cacheControl: "no-cache",
                     HTTPField.Name("Content-Security-Policy")!: policy,
                     HTTPField.Name("X-Content-Type-Options")!: "nosniff",
-                    HTTPField.Name("Referrer-Policy")!: "same-origin",
+                    // Tile requests carry the page's origin (never its path): OpenStreetMap's tile
+                    // servers refuse requests without a Referer, and Debian's Leaflet 1.7.1 has no
+                    // per-layer `referrerPolicy` (it came in 1.8), so the page's own policy says it.
+                    // `same-origin` sent none to them.
+                    HTTPField.Name("Referrer-Policy")!: "strict-origin-when-cross-origin",
                 ],
                 body: .init(
                     byteBuffer: ByteBuffer(

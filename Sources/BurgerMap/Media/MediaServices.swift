@@ -58,7 +58,7 @@ public struct MediaServices: Sendable {
     /// whose rows did are published), so a failed request leaves no image behind.
     func receive<Result>(
         _ request: Request, fileField: String, maxFiles: Int, textFields: Set<String> = [],
-        _ body: (PhotoUpload) async throws -> Result
+        digestingFiles: Bool = false, _ body: (PhotoUpload) async throws -> Result
     ) async throws -> Result {
         var upload = PhotoUpload()
         var limits = self.limits
@@ -69,6 +69,7 @@ public struct MediaServices: Sendable {
                 case .field(let name, let value):
                     if textFields.contains(name) { upload.fields.record(name, value) }
                 case .file(let name, _, let bytes):
+                    if digestingFiles { upload.fileDigests.append(IdempotentRequests.digest(bytes)) }
                     upload.photos.append(try await stage(bytes, field: name))
                 }
             }
@@ -109,6 +110,9 @@ public struct MediaServices: Sendable {
 struct PhotoUpload {
     var fields = FormFields()
     var photos: [StagedPhoto] = []
+    /// The SHA-256 of each file part as sent, with `digestingFiles` (an `Idempotency-Key`'s
+    /// fingerprint); empty otherwise.
+    var fileDigests: [String] = []
     /// The photo ids a transaction renamed this upload's files to.
     let installed = InstalledPhotos()
 }

@@ -12,6 +12,8 @@ struct OGCController {
     let features: any FeatureStore
     let cursors: CursorCodec
     let trustedProxies: TrustedProxies
+    /// `--public-url`: the origin of every absolute link, whatever the request's `Host`.
+    var publicURL: URL? = nil
     /// Filtered pages walk more rows than a plain one: they take a slot of the gate the
     /// viewports take (`ReadGate`).
     var expensiveReads = ReadGate()
@@ -34,9 +36,12 @@ struct OGCController {
     }
 
     /// The base of the links of a request.
+    /// With `--public-url`, that origin; else the request's (OGC answers carry no `Cache-Control`
+    /// and so are not stored by shared caches, whatever `Host` they were built from).
     func base(_ request: Request, _ context: AppRequestContext) -> String {
-        RequestOrigin(
-            request: request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies
+        RequestOrigin.forLinks(
+            request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies,
+            publicURL: publicURL
         ).text
     }
 

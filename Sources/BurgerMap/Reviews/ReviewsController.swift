@@ -9,6 +9,8 @@ struct ReviewsController {
     let reviews: any ReviewStore
     /// The answers kept for `Idempotency-Key` replays.
     let idempotency: any IdempotencyStore
+    /// The `Idempotency-Key`s whose first request is running on this instance.
+    let idempotentRequests = IdempotentRequests()
     let places: any PlaceStore
     /// The public review lists' reads (a replica's, or the primary's).
     let reads: ReadRouting
@@ -95,32 +97,51 @@ struct ReviewsController {
         // A key seen before replays its first answer only once this request's own form has been
         // read and checked (`createReview` finds the stored answer): a request with the same key
         // but an invalid form gets its own error, not another request's success.
-        let idempotency = try Self.idempotencyKey(request, userID: context.user.id)
+        let key = try Self.idempotencyKey(request, userID: context.user.id)
         guard try await places.place(id: placeID) != nil else { throw Problem.notFound(.placeNotFound, id: placeID) }
         // Counted before the upload is read: a flood of uploads is refused before any image is decoded.
         try await writes.admit(.review, user: context.user.id)
-        return try await media.receive(
-            request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "title", "text"]
-        ) { upload in
-            let draft = try Self.draft(
-                upload.fields, placeID: placeID, authorID: context.user.id, blockedWords: blockedWords)
-            let storage = media.storage
-            let outcome = try await reviews.createReview(
-                draft, photos: upload.photos.map(\.size), idempotency: idempotency, at: .now(),
-                beforeCommit: { ids in try storage.install(upload.photos, as: ids, noting: upload.installed) })
-            switch outcome {
-            case .created(let review):
-                let body = review.jsonBytes
-                if let idempotency { await keep(StoredAnswer(status: 201, body: body), for: idempotency, context) }
-                return Self.created(body, review: review.id)
-            case .replayed(let reviewID):
-                return try await replay(idempotency, reviewID: reviewID, context)
-            case .placeMissing:
-                throw Problem.notFound(.placeNotFound, id: placeID)
-            case .photosUnavailable:
-                // A native upload attaches no pending photo.
-                throw StorageError.rowVanished("pending photo")
+        return try await idempotentRequests.run(key) {
+            try await media.receive(
+                request, fileField: "photo", maxFiles: media.limits.files, textFields: ["rating", "title", "text"],
+                digestingFiles: key != nil
+            ) { upload in
+                var idempotency = key
+                idempotency?.fingerprint = IdempotentRequests.fingerprint(
+                    method: request.method.rawValue, path: request.uri.path,
+                    fields: ["rating", "title", "text"].map { ($0, upload.fields.text($0)) },
+                    fileDigests: upload.fileDigests)
+                return try await store(upload, placeID: placeID, idempotency: idempotency, context)
             }
+        }
+    }
+
+    /// The review of a read upload, stored; or the answer a key's earlier request was given.
+    private func store(
+        _ upload: PhotoUpload, placeID: Int64, idempotency: IdempotencyKey?, _ context: AuthenticatedContext
+    ) async throws -> Response {
+        let draft = try Self.draft(
+            upload.fields, placeID: placeID, authorID: context.user.id, blockedWords: blockedWords)
+        let storage = media.storage
+        let outcome = try await reviews.createReview(
+            draft, photos: upload.photos.map(\.size), idempotency: idempotency, at: .now(),
+            beforeCommit: { ids in try storage.install(upload.photos, as: ids, noting: upload.installed) })
+        switch outcome {
+        case .created(let review):
+            let body = review.jsonBytes
+            if let idempotency { await keep(StoredAnswer(status: 201, body: body), for: idempotency, context) }
+            return Self.created(body, review: review.id)
+        case .replayed(let reviewID):
+            var response = try await replay(idempotency, reviewID: reviewID, context)
+            response.headers[IdempotentRequests.replayedHeader] = "true"
+            return response
+        case .keyReused:
+            throw Problem(.idempotencyKeyReused, .idempotencyKeyReused)
+        case .placeMissing:
+            throw Problem.notFound(.placeNotFound, id: placeID)
+        case .photosUnavailable:
+            // A native upload attaches no pending photo.
+            throw StorageError.rowVanished("pending photo")
         }
     }
 

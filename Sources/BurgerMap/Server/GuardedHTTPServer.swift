@@ -24,6 +24,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             try pipeline.addHandler(ByteCounter(reportingTo: guardHandler), position: .first)
             let codec = try pipeline.context(handlerType: HTTP1ToHTTPServerCodec.self)
             try pipeline.addHandler(ConnectionCloseRequest(), position: .before(codec.handler))
+            try pipeline.addHandler(AbsoluteFormTarget(), position: .before(codec.handler))
             return value
         }
     }

@@ -175,14 +175,15 @@ public func buildRouter(_ dependencies: ServiceDependencies, servesMetrics: Bool
     router.addRoutes(
         OGCController(
             places: stores.places, features: stores.features, cursors: cursors,
-            trustedProxies: dependencies.configuration.trustedProxies, expensiveReads: dependencies.expensiveReads,
-            matchBound: dependencies.configuration.featureMatchBound
+            trustedProxies: dependencies.configuration.trustedProxies, publicURL: dependencies.configuration.publicURL,
+            expensiveReads: dependencies.expensiveReads, matchBound: dependencies.configuration.featureMatchBound
         ).endpoints,
         atPath: "/ogc")
     router.addRoutes(WebMapController(settings: dependencies.configuration.webMap, places: stores.places).endpoints)
     router.addRoutes(
         TilesController(
-            store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.configuration.trustedProxies
+            store: stores.places, tiles: dependencies.tiles, trustedProxies: dependencies.configuration.trustedProxies,
+            publicURL: dependencies.configuration.publicURL
         )
         .endpoints)
     if let lslp = dependencies.configuration.lslp {

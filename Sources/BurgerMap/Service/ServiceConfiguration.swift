@@ -29,6 +29,10 @@ public struct ServiceConfiguration: Sendable {
     public var metricsClients: [IPNetwork] = []
     /// Connection timeouts and the connection cap.
     public var connectionLimits = ConnectionLimits()
+    /// The origin of every absolute link the service writes (`--public-url https://HOST`: OGC
+    /// links, TileJSON's tiles); `nil` builds them from each request's `Host`, and the answers
+    /// that may be cached by others then vary by it.
+    public var publicURL: URL?
     /// Reverse proxies whose `Forwarded` / `X-Forwarded-For` headers name the client (`--trusted-proxy`).
     public var trustedProxies = TrustedProxies()
     /// Whether every request ends with an access log line (`--access-log`).

@@ -9,6 +9,8 @@ struct TilesController {
     let store: any PlaceStore
     let tiles: TileServices
     let trustedProxies: TrustedProxies
+    /// `--public-url`: the origin of TileJSON's tile template, whatever the request's `Host`.
+    var publicURL: URL? = nil
 
     static let mediaType = "application/vnd.mapbox-vector-tile"
 
@@ -88,9 +90,10 @@ struct TilesController {
         var reader = QueryReader(request)
         let reviewedOnly = reader.bool("reviewed_only")
         try reader.validate()
-        let origin = RequestOrigin(
-            request: request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies
-        ).text
+        let links = RequestOrigin.forLinks(
+            request, peer: context.remoteAddress.flatMap { IPAddress($0) }, trustedProxies: trustedProxies,
+            publicURL: publicURL)
+        let origin = links.text
         let limit = PlaceCells.mercatorLimit
         // What the places' licences require a map to show (TileJSON's `attribution`, HTML).
         let attributions = try await store.sourceAttributions()
@@ -141,7 +144,11 @@ struct TilesController {
                 }
             }
         }
-        return writer.response(headers: [.accessControlAllowOrigin: "*", .cacheControl: "public, max-age=3600"])
+        // Cached by anyone for an hour: with links from the request's Host, only for that Host
+        // (a hostile Host never reaches another client's copy); with --public-url, for all.
+        var headers: HTTPFields = [.accessControlAllowOrigin: "*", .cacheControl: "public, max-age=3600"]
+        for name in links.varies { headers.addVary(name) }
+        return writer.response(headers: headers)
     }
 
     /// The layers and their fields, as TileJSON describes them.

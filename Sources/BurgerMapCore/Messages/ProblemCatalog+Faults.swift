@@ -2,6 +2,11 @@ extension ProblemCatalog {
     /// The messages of faults of the machine (a full disk, a read-only file), of the bound on
     /// expensive reads, and of invisible format characters.
     package static let faultMessages: [MessageKey: [Language: String]] = [
+        .hostRepeated: [
+            .english: "The request names its Host more than once.",
+            .korean: "요청에 Host가 두 번 이상 있습니다.",
+            .japanese: "リクエストに Host が複数あります。",
+        ],
         .metricsClientRefused: [
             .english: "/metrics answers clients on this machine only, and those of --metrics-client.",
             .korean: "/metrics는 이 컴퓨터의 클라이언트와 --metrics-client로 지정한 클라이언트에만 응답합니다.",

@@ -33,7 +33,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     // Reviews and uploads.
     case notReviewAuthor, imageUnsupported, imageInvalid, imageTooManyPixels, photoTooLarge, partTooLarge
     case tooManyPhotos, partHeadersTooLarge, multipartMalformed, multipartTruncated, multipartBoundaryMissing
-    case multipartPartUnnamed, idempotencyKeyInvalid, fieldDuplicate
+    case multipartPartUnnamed, idempotencyKeyInvalid, idempotencyKeyReused, idempotencyKeyRunning, fieldDuplicate
     // Accounts.
     case authenticationRequired, authorizationNotBearer, accessTokenInvalid, accessTokenExpired
     case invalidCredentials, refreshTokenInvalid, emailTaken, nicknameTaken, tooManyLoginAttempts
@@ -55,7 +55,7 @@ public enum MessageKey: String, Sendable, CaseIterable {
     case writeLimitReached, accountSuspended, moderatorRequired, cannotSuspendYourself, cannotBlockYourself
     case blockedUser, cannotReportYourself, reportNotFound
     // Faults of the machine and bounds on expensive work.
-    case metricsClientRefused
+    case metricsClientRefused, hostRepeated
     case storageFull, storageReadOnly, photoStorageFull, photoStorageReadOnly, expensiveReadsBusy
     case photoStoreUnavailable, photoStoreDenied, uploadTooSlow
     case fieldFormatCharacters
@@ -211,6 +211,16 @@ public enum ProblemCatalog {
             .english: "Every part needs a Content-Disposition: form-data header with a name.",
             .korean: "모든 항목에는 이름이 있는 Content-Disposition: form-data 헤더가 필요합니다.",
             .japanese: "各項目には name 付きの Content-Disposition: form-data ヘッダーが必要です。",
+        ],
+        .idempotencyKeyReused: [
+            .english: "This Idempotency-Key was used for another request; use a new key for a new request.",
+            .korean: "이 Idempotency-Key는 다른 요청에 쓰였습니다. 새 요청에는 새 키를 쓰세요.",
+            .japanese: "この Idempotency-Key は別のリクエストに使われています。新しいリクエストには新しいキーを使ってください。",
+        ],
+        .idempotencyKeyRunning: [
+            .english: "The first request with this Idempotency-Key is still running; retry in a moment.",
+            .korean: "이 Idempotency-Key의 첫 요청이 아직 처리 중입니다. 잠시 후 다시 시도하세요.",
+            .japanese: "この Idempotency-Key の最初のリクエストはまだ処理中です。少し待ってから再試行してください。",
         ],
         .idempotencyKeyInvalid: [
             .english: "{field} must be 1 to 255 visible ASCII characters.",

@@ -12,6 +12,9 @@ public enum ProblemCode: String, Sendable, CaseIterable, Codable {
     case notFound = "not_found"
     case methodNotAllowed = "method_not_allowed"
     case conflict
+    /// An `Idempotency-Key` used again, within its 24 hours, for another request (another
+    /// method, path or body): `422`, and nothing stored or replayed (the IETF draft's rule).
+    case idempotencyKeyReused = "idempotency_key_reused"
     case payloadTooLarge = "payload_too_large"
     case unsupportedMediaType = "unsupported_media_type"
     case rateLimited = "rate_limited"

@@ -61,6 +61,9 @@ public enum ReviewCreation: Sendable {
     /// review `reviewID` (`nil` for a key claimed by a version that kept only the answer): the
     /// caller answers what the `IdempotencyStore` kept for it.
     case replayed(reviewID: Int64?)
+    /// The key was used by this user within 24 hours for another request (another fingerprint,
+    /// `IdempotencyKey.matches`): nothing was stored, and nothing is replayed.
+    case keyReused
     /// The place does not exist (any more).
     case placeMissing
     /// A pending photo of the draft is not the author's, not pending (attached already, or
@@ -80,15 +83,27 @@ public enum OwnerOnlyChange<Value: Sendable>: Sendable {
     case forbidden
 }
 
-/// An `Idempotency-Key` header of one user.
+/// An `Idempotency-Key` header of one user, with the fingerprint of the request that carries it.
 public struct IdempotencyKey: Sendable, Hashable {
     public var userID: Int64
     public var key: String
+    /// What the request was (its method, path and body, hashed: `IdempotencyFingerprint`), so
+    /// that a key reused for another request is refused rather than answered with the first's
+    /// answer; `nil` compares equal to anything (claims made before fingerprints were kept).
+    public var fingerprint: String?
     /// How long the first answer is replayed (milliseconds).
     public static let lifetime: Int64 = 24 * 3600 * 1000
 
-    public init(userID: Int64, key: String) {
+    public init(userID: Int64, key: String, fingerprint: String? = nil) {
         self.userID = userID
         self.key = key
+        self.fingerprint = fingerprint
+    }
+
+    /// Whether an earlier claim of this key, with the fingerprint it stored, was made by the
+    /// same request (the IETF draft's rule: a reuse with another method, path or body is refused).
+    public func matches(claimedWith stored: String?) -> Bool {
+        guard let fingerprint, let stored else { return true }
+        return fingerprint == stored
     }
 }

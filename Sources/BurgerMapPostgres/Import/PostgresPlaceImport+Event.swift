@@ -9,12 +9,14 @@ extension PostgresPlaceImportSink {
     /// (`places_import_moved`, absent on a first load) at the finest level that stays within
     /// `EventDetails.maximumCells`, as the batch built place by place has them
     /// (`PlaceBatchFacts.cellReadLevels`).
-    static func recordImport(source: String, time: Int64, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
+    /// - Parameter cells: the written places' cells when the caller gathered them (a first load);
+    ///   else they are read back from the table.
+    static func recordImport(
+        source: String, time: Int64, cells: PlaceBatchFacts? = nil, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         guard
             let event = try await importEvent(
-                source: source, time: time, table: "places", on: connection, logger: logger)
+                source: source, time: time, table: "places", cells: cells, on: connection, logger: logger)
         else { return }
         try await PostgresEventStore.record(event, at: Timestamp(milliseconds: time), on: connection, logger: logger)
     }
@@ -22,7 +24,8 @@ extension PostgresPlaceImportSink {
     /// The import's event, read from `table` (`places`, or a first load's staging table before
     /// it takes `places`'s name), or nil when the import wrote no place.
     static func importEvent(
-        source: String, time: Int64, table: String, on connection: PostgresConnection, logger: Logger
+        source: String, time: Int64, table: String, cells gathered: PlaceBatchFacts? = nil,
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> DomainEvent? {
         let rows = try await connection.query(
             """
@@ -52,9 +55,9 @@ extension PostgresPlaceImportSink {
         }
         // The distinct cells of the new and (moved places) old positions, at the first level of
         // the core's ladder that has few enough, coarsened as a batch built place by place is.
-        var facts = PlaceBatchFacts()
+        var facts = gathered ?? PlaceBatchFacts()
         let finest = Int64(2 * (PlaceCells.keyLevel - PlaceBatchFacts.finestCellLevel))
-        for level in PlaceBatchFacts.cellReadLevels {
+        for level in gathered == nil ? PlaceBatchFacts.cellReadLevels : [] {
             let shift = Int64(2 * (PlaceCells.keyLevel - level))
             let old = moved ? " UNION SELECT cell >> \(shift - finest) FROM places_import_moved" : ""
             let query: PostgresQuery = """

@@ -91,6 +91,7 @@ extension PostgresImportRun {
         PostgresCopyText.append(feed.source, to: &trailer)
         trailer.writeString("\t\(time)\t\(time)")
         searchPairs = SearchPairCount()
+        copiedCells = PlaceBatchFacts()
         try await copyRows(
             into: table, columns: ["id"] + Self.stageColumns.dropFirst() + ["source", "created_at", "updated_at"],
             trailer: trailer
@@ -173,6 +174,12 @@ extension PostgresImportRun {
                         }
                         PostgresCopyText.appendRow(
                             key(position, draft), draft, countingPairsIn: &state.searchPairs, to: &buffer)
+                        if state.copiedCells != nil {
+                            let level = PlaceBatchFacts.finestCellLevel
+                            state.copiedCells?.add(
+                                cell: PlaceCells.cell(of: PlaceCells.key(lat: draft.lat, lng: draft.lng), at: level),
+                                at: level)
+                        }
                         buffer.writeImmutableBuffer(trailer)
                         buffer.writeInteger(UInt8(ascii: "\n"))
                     }

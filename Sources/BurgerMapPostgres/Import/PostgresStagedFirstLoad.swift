@@ -126,7 +126,8 @@ struct PostgresStagedFirstLoad {
         let event =
             written
             ? try await PostgresPlaceImportSink.importEvent(
-                source: feed.source, time: time, table: Self.table, on: loader, logger: logger) : nil
+                source: feed.source, time: time, table: Self.table, cells: run.idsMayRepeat ? nil : run.copiedCells,
+                on: loader, logger: logger) : nil
         let cells =
             written
             ? try await PostgresPlaceCells(connection: loader, logger: logger).rows(readingFrom: Self.table) : []

@@ -60,7 +60,8 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
     ) async throws -> ReviewCreation {
         try await events.transaction(logger: logger) { connection in
             if let idempotency, let earlier = try await claim(idempotency, at: time, on: connection) {
-                return .replayed(reviewID: earlier)
+                guard idempotency.matches(claimedWith: earlier.fingerprint) else { return .keyReused }
+                return .replayed(reviewID: earlier.reviewID)
             }
             let place = try await connection.query(
                 "SELECT 1 FROM places WHERE id = \(draft.placeID) FOR NO KEY UPDATE", logger: logger)
@@ -106,7 +107,8 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
                 try await connection.query(
                     """
                     UPDATE idempotent_requests
-                    SET status = 0, body = '', review_id = \(reviewID), created_at = \(time.milliseconds)
+                    SET status = 0, body = '', review_id = \(reviewID), created_at = \(time.milliseconds),
+                        fingerprint = \(idempotency.fingerprint)
                     WHERE user_id = \(idempotency.userID) AND key = \(idempotency.key)
                     """, logger: logger)
             }
@@ -114,8 +116,8 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
         }
     }
 
-    /// Makes this transaction the one that claims `key` (`nil`), or finds the earlier claim:
-    /// `.some(review id)`, `.some(nil)` for a claim that kept only its answer.
+    /// Makes this transaction the one that claims `key` (`nil`), or finds the earlier claim: its
+    /// review (`nil` for a claim that kept only its answer) and the fingerprint it stored.
     ///
     /// A fresh key is claimed by inserting its row (which only this transaction sees, naming its
     /// review before the commit). A second request with the same key meanwhile, from any
@@ -123,7 +125,7 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
     /// claim and replays; if it rolled back, the second claims the key. An expired row is locked
     /// instead and overwritten at the end.
     private func claim(_ key: IdempotencyKey, at time: Timestamp, on connection: PostgresConnection) async throws
-        -> Int64??
+        -> (reviewID: Int64?, fingerprint: String?)?
     {
         // Twice at most: a row that vanishes between the two statements is claimed on the next turn.
         for _ in 0..<2 {
@@ -137,12 +139,12 @@ public struct PostgresReviewStore: ReviewStore, IdempotencyStore {
             if try await PostgresRows.exist(claimed) { return nil }
             let rows = try await connection.query(
                 """
-                SELECT review_id, created_at FROM idempotent_requests
+                SELECT review_id, created_at, fingerprint FROM idempotent_requests
                 WHERE user_id = \(key.userID) AND key = \(key.key) FOR UPDATE
                 """, logger: logger)
-            for try await (reviewID, createdAt) in rows.decode((Int64?, Int64).self) {
+            for try await (reviewID, createdAt, fingerprint) in rows.decode((Int64?, Int64, String?).self) {
                 guard createdAt > time.milliseconds - IdempotencyKey.lifetime else { return nil }
-                return .some(reviewID)
+                return (reviewID, fingerprint)
             }
         }
         throw PostgresEngineError.server("the Idempotency-Key row kept vanishing")

@@ -210,6 +210,10 @@ enum PostgresMigrations {
             then: { connection, logger in
                 try await PostgresSearchPairs(connection: connection, logger: logger).rebuild()
             }),
+        // SQLite's v22-idempotency-fingerprints.
+        Migration(
+            name: "v18-idempotency-fingerprints",
+            statements: ["ALTER TABLE idempotent_requests ADD COLUMN fingerprint TEXT"]),
     ]
 
     /// SQLite's v6-login-throttle: LoginThrottle's records, one per key, shared by every

@@ -40,10 +40,13 @@ extension AppDatabase {
                     // is kept beside it, or will be in a moment).
                     if let claim = try Row.fetchOne(
                         db,
-                        sql:
-                            "SELECT review_id FROM idempotent_requests WHERE user_id = ? AND key = ? AND created_at > ?",
+                        sql: """
+                            SELECT review_id, fingerprint FROM idempotent_requests
+                            WHERE user_id = ? AND key = ? AND created_at > ?
+                            """,
                         arguments: [idempotency.userID, idempotency.key, time.milliseconds - IdempotencyKey.lifetime])
                     {
+                        guard idempotency.matches(claimedWith: claim["fingerprint"]) else { return .keyReused }
                         return .replayed(reviewID: claim["review_id"])
                     }
                     try db.execute(
@@ -84,10 +87,13 @@ extension AppDatabase {
                     // The claim: status 0 until the answer is kept (`keepAnswer`).
                     try db.execute(
                         sql: """
-                            INSERT INTO idempotent_requests (user_id, key, status, body, created_at, review_id)
-                            VALUES (?, ?, 0, x'', ?, ?)
+                            INSERT INTO idempotent_requests
+                                (user_id, key, status, body, created_at, review_id, fingerprint)
+                            VALUES (?, ?, 0, x'', ?, ?, ?)
                             """,
-                        arguments: [idempotency.userID, idempotency.key, time.milliseconds, reviewID])
+                        arguments: [
+                            idempotency.userID, idempotency.key, time.milliseconds, reviewID, idempotency.fingerprint,
+                        ])
                 }
                 return .created(review)
             }

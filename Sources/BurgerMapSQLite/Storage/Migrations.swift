@@ -339,6 +339,10 @@ extension AppDatabase {
         migrator.registerMigration("v19-search-pairs") { db in try searchPairs(db) }
         migrator.registerMigration("v20-search-columns") { db in try searchColumns(db) }
         migrator.registerMigration("v21-search-sides") { db in try searchSides(db) }
+        // What request a key was used for (`IdempotencyKey.fingerprint`); NULL for earlier claims.
+        migrator.registerMigration("v22-idempotency-fingerprints") { db in
+            try db.execute(sql: "ALTER TABLE idempotent_requests ADD COLUMN fingerprint TEXT")
+        }
         return migrator
     }
 

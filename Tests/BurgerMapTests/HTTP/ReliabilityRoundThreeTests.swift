@@ -133,3 +133,48 @@ struct ViewportLinkTests {
         }
     }
 }
+
+/// Links and the request's host: one Host (RFC 9112 §3.2), the absolute-form target's authority
+/// over Host, and answers built from a Host varying by it unless `--public-url` names the origin.
+@Suite("Hosts")
+struct HostTests {
+    /// Writes `lines` as one request with `Connection: close` and reads the whole answer.
+    static func raw(_ port: Int, _ lines: [String]) async throws -> String {
+        try await RawSocket.onThread {
+            let socket = try RawSocket(port: port)
+            _ = socket.write(Array((lines + ["Connection: close", "", ""]).joined(separator: "\r\n").utf8))
+            return socket.readToEnd().text
+        }
+    }
+
+    @Test("two Host fields are 400; an absolute-form target's authority wins; TileJSON varies by Host")
+    func hosts() async throws {
+        let environment = try TestEnvironment()
+        try await environment.withLiveClient { port, _ in
+            let twice = try await Self.raw(
+                port, ["GET /v1/places/nearby?lat=1&lng=1 HTTP/1.1", "Host: a.example", "Host: b.example"])
+            #expect(twice.hasPrefix("HTTP/1.1 400"), "\(twice.prefix(200))")
+            #expect(twice.contains("application/problem+json"))
+            let absolute = try await Self.raw(
+                port, ["GET http://good.example:8080/tiles.json HTTP/1.1", "Host: evil.example"])
+            #expect(absolute.hasPrefix("HTTP/1.1 200"), "\(absolute.prefix(200))")
+            #expect(absolute.contains("http://good.example:8080/tiles/") && !absolute.contains("evil.example"))
+            let plain = try await Self.raw(port, ["GET /tiles.json HTTP/1.1", "Host: maps.example"])
+            #expect(plain.contains("http://maps.example/tiles/"))
+            #expect(plain.lowercased().contains("vary: host"))
+        }
+    }
+
+    @Test("with --public-url every link names it, whatever the Host, and nothing varies by Host")
+    func publicURL() async throws {
+        let environment = try TestEnvironment()
+        environment.configuration.publicURL = URL(string: "https://burgers.example")
+        try await environment.withLiveClient { port, _ in
+            let tiles = try await Self.raw(port, ["GET /tiles.json HTTP/1.1", "Host: evil.example"])
+            #expect(tiles.contains("https://burgers.example/tiles/") && !tiles.contains("evil.example"))
+            #expect(!tiles.lowercased().contains("vary: host"))
+            let ogc = try await Self.raw(port, ["GET /ogc/collections HTTP/1.1", "Host: evil.example"])
+            #expect(ogc.contains("https://burgers.example/ogc/") && !ogc.contains("evil.example"))
+        }
+    }
+}

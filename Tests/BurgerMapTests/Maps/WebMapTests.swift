@@ -22,6 +22,9 @@ struct WebMapTests {
             #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self';"))
             #expect(policy.contains("img-src 'self' data: https://*.tiles.example.org;"))
             #expect(!policy.contains("unsafe-inline"))
+            // Tile servers get the page's origin as the Referer (OpenStreetMap's refuse requests
+            // without one), never its path.
+            #expect(response.headers[HTTPField.Name("Referrer-Policy")!] == "strict-origin-when-cross-origin")
             let html = String(buffer: response.body)
             #expect(
                 html.contains(

@@ -53,6 +53,40 @@ struct ReviewStoreConformanceTests {
     }
 
     @Test(
+        "a key's claim keeps its request's fingerprint: another fingerprint is refused and stores nothing",
+        arguments: StoreEngine.available)
+    func fingerprints(engine: StoreEngine) async throws {
+        try await withReviewStores(engine) { harness in
+            let author = try await harness.makeUser("author")
+            let place = try await harness.makePlace("Patty Lab")
+            func create(_ fingerprint: String?) async throws -> ReviewCreation {
+                try await harness.reviews.createReview(
+                    Self.draft(place, author), photos: [],
+                    idempotency: IdempotencyKey(userID: author, key: "k-f", fingerprint: fingerprint), at: moment(0),
+                    beforeCommit: { _ in })
+            }
+            guard case .created(let first) = try await create("a") else {
+                Issue.record("the first request must create")
+                return
+            }
+            guard case .replayed(let same) = try await create("a"), same == first.id else {
+                Issue.record("the same fingerprint must replay")
+                return
+            }
+            guard case .keyReused = try await create("b") else {
+                Issue.record("another fingerprint must be refused")
+                return
+            }
+            // A request that says no fingerprint (a claim made before they were kept) replays.
+            guard case .replayed = try await create(nil) else {
+                Issue.record("no fingerprint must replay")
+                return
+            }
+            #expect(try await harness.rowCount("reviews") == 1)
+        }
+    }
+
+    @Test(
         "an Idempotency-Key names its first review for 24 hours, for its user only, its kept answer beside it; then it makes a new review",
         arguments: StoreEngine.available)
     func replay(engine: StoreEngine) async throws {
@@ -131,7 +165,8 @@ struct ReviewStoreConformanceTests {
                 switch outcome {
                 case .created(let review): created.append(review.id)
                 case .replayed(let reviewID): replayed.append(reviewID)
-                case .placeMissing, .photosUnavailable: Issue.record("the place exists and no photo is pending")
+                case .placeMissing, .photosUnavailable, .keyReused:
+                    Issue.record("the place exists, no photo is pending and every request is the same")
                 }
             }
             #expect(created.count == 1 && replayed.count == 11)
