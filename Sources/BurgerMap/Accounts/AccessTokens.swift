@@ -78,11 +78,24 @@ public struct AccessTokens: Sendable {
         await claims(of: token)?.expiresAt
     }
 
+    /// Whether each of a token's three segments is base64url as this service writes it: no
+    /// padding, and the bits after the last byte zero. Another spelling of the same bytes (a
+    /// trailing `=`, changed unused bits) decodes to the same signed token, so it is refused:
+    /// one token has one text (the verified-tokens memory and every log line key on it).
+    static func isCanonical(_ token: String) -> Bool {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3 else { return false }
+        return segments.allSatisfy { segment in
+            guard let bytes = CursorCodec.bytes(base64URL: segment.utf8) else { return false }
+            return CursorCodec.base64URL(bytes).utf8.elementsEqual(segment.utf8)
+        }
+    }
+
     /// The claims of a token this service signed, expired or not; `nil` for any other text.
     private func claims(of token: String) async -> VerifiedTokens.Claims? {
         guard token.utf8.count <= 4096 else { return nil }
         if let known = verified.claims(of: token) { return known }
-        guard Self.algorithm(of: token) == "HS256",
+        guard Self.isCanonical(token), Self.algorithm(of: token) == "HS256",
             let claims = try? await keys.verify(token, as: AccessTokenClaims.self),
             let userID = Int64(claims.sub.value), userID > 0
         else { return nil }

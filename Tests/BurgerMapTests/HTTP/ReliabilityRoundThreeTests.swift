@@ -178,3 +178,28 @@ struct HostTests {
         }
     }
 }
+
+@Suite("Tokens in one spelling")
+struct CanonicalTokenTests {
+    @Test(
+        "a token with a trailing = or changed unused bits is refused; the token as issued works",
+        arguments: StoreEngine.available)
+    func spellings(engine: StoreEngine) async throws {
+        let environment = try await TestEnvironment(engine)
+        try await environment.withClient { client in
+            let token = try await client.member("ana").token
+            #expect(try await client.send(.get, "/v1/users/me", token: token).status == .ok)
+            let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+            var characters = Array(token)
+            let last = try #require(alphabet.firstIndex(of: characters[characters.count - 1]))
+            // A 32-byte signature is 43 characters: the last one's two low bits are unused.
+            characters[characters.count - 1] = alphabet[last ^ 1]
+            for spelling in [token + "=", String(characters)] {
+                let response = try await client.send(.get, "/v1/users/me", token: spelling)
+                #expect(response.status == .unauthorized, "\(spelling.suffix(4))")
+            }
+            #expect(AccessTokens.isCanonical(token))
+            #expect(!AccessTokens.isCanonical(token + "="))
+        }
+    }
+}
