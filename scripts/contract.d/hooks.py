@@ -6,12 +6,14 @@ applied to the requests Schemathesis means to be valid (positive ones) just befo
 - Photos and avatars are JPEG or PNG judged by their bytes: a `format: binary` part that is not
   one is a different (negative) request, so positive requests carry real images instead. The
   images are written here with the standard library only (no imaging package to install).
+- No string holds a control character (but a line break or a tab, in a body): each one in a
+  positive request's query or body becomes a letter.
 - Nicknames and bios hold no invisible format character (Unicode category Cf, but a zero-width
   joiner between two emoji): a JSON Schema pattern cannot name a Unicode category, so each one
   in a positive request's `nickname`, `bio` or `nick` becomes a letter (the length stays).
 
 Negative requests are sent as generated. `filter_failure` below drops one false alarm of
-Schemathesis itself.
+Schemathesis itself (under two descriptions).
 """
 
 import base64
@@ -60,6 +62,23 @@ def _real_image(value, index: int):
     return Binary(image) if isinstance(value, Binary) else image
 
 
+def _is_control(character: str, keep: str) -> bool:
+    code = ord(character)
+    return (code < 0x20 or code == 0x7F or 0x80 <= code <= 0x9F) and character not in keep
+
+
+def _without_controls(value, keep: str = ""):
+    """`value` with each control character of its strings (but those of `keep`) made a letter,
+    in JSON values (not keys: the service reads only plain keys) and lists alike."""
+    if isinstance(value, str):
+        return "".join("x" if _is_control(c, keep) else c for c in value)
+    if isinstance(value, list):
+        return [_without_controls(item, keep) for item in value]
+    if isinstance(value, dict):
+        return {key: _without_controls(item, keep) for key, item in value.items()}
+    return value
+
+
 @schemathesis.hook
 def before_call(context, case, kwargs):
     meta = case.meta
@@ -69,6 +88,12 @@ def before_call(context, case, kwargs):
         return
     if isinstance(case.query, dict):
         case.query.pop("cursor", None)
+        for name, value in list(case.query.items()):
+            case.query[name] = _without_controls(value)
+    # A string holding a control character (but a line break or a tab, in a body) is 400
+    # wherever it stands: the document says so once, and a JSON Schema pattern on every string
+    # would say it a hundred times.
+    case.body = _without_controls(case.body, keep="\n\r\t")
     if isinstance(case.body, dict):
         for name in ("nickname", "bio", "nick"):
             value = case.body.get(name)
@@ -92,4 +117,13 @@ def filter_failure(context, failure, case, response):
     """
     meta = case.meta
     description = getattr(meta.phase.data, "description", None) if meta is not None else None
-    return not (isinstance(failure, AcceptedNegativeData) and description == "Positive test case")
+    if not isinstance(failure, AcceptedNegativeData):
+        return True
+    # The same false alarm named differently: an upload whose only "invalid" component is a body
+    # Schemathesis calls a valid object.
+    message = str(getattr(failure, "message", ""))
+    upload_alarm = case.operation.path in UPLOADS and "valid object" in message
+    # An avatar form has one part, a binary one: a "negative" body that still carries a valid
+    # avatar part (the mutation lost on the way to multipart) is the same alarm.
+    upload_alarm = upload_alarm or (case.operation.path == "/v1/users/me/avatar" and "in body" in message)
+    return not (description == "Positive test case" or upload_alarm)

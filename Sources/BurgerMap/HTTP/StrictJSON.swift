@@ -89,7 +89,9 @@ enum StrictJSON {
             var keys: Set<String> = []
             while true {
                 skipWhitespace()
-                let key = try string(path: path)
+                // A key is a name, not a value: the service reads only plain keys, and an unknown
+                // one is ignored whatever it holds.
+                let key = try string(path: path, checkingControls: false)
                 guard keys.insert(key).inserted else {
                     throw FindingError(finding: .duplicateKey((path + [key]).joined(separator: ".")))
                 }
@@ -130,7 +132,7 @@ enum StrictJSON {
         }
 
         /// A string's text (escapes decoded), refusing control characters but line breaks and tabs.
-        mutating func string(path: [String]) throws -> String {
+        mutating func string(path: [String], checkingControls: Bool = true) throws -> String {
             try expect(UInt8(ascii: "\""))
             var scalars = String.UnicodeScalarView()
             var raw: [UInt8] = []
@@ -152,7 +154,7 @@ enum StrictJSON {
                 case UInt8(ascii: "\""):
                     try flush()
                     let field = path.joined(separator: ".")
-                    if scalars.contains(where: isRefused), !controlFields.contains(field) {
+                    if checkingControls, scalars.contains(where: isRefused), !controlFields.contains(field) {
                         controlFields.append(field)
                     }
                     return String(scalars)

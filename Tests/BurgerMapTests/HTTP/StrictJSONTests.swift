@@ -29,6 +29,8 @@ struct StrictJSONTests {
         (#"{"a":"\u0085"}"#, .controlCharacters(fields: ["a"])),
         (#"{"a":[1,{"b":"\u0000"}]}"#, .controlCharacters(fields: ["a.1.b"])), (#""\ud83c""#, .syntax),
         (#"{"a":"\u0000","b":["ok","\u0001"],"a2":"\u0002\u0003"}"#, .controlCharacters(fields: ["a", "b.1", "a2"])),
+        // Keys are names: an unknown key with a control character is ignored as any unknown key.
+        (#"{"\u0010x":"plain","a":"ok"}"#, nil),
         (String(repeating: "[", count: 200) + String(repeating: "]", count: 200), .syntax),
     ]
 
