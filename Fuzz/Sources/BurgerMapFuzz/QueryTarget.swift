@@ -69,8 +69,11 @@ enum QueryTarget {
         let value = reader.double(name, in: range, default: fallback)
         require(range.contains(value), "\(name) = \(value) outside \(range)")
         checkErrors(reader, name, before: before)
+        // A space there was a bare `+`, the number's sign (the reader reads numbers from the
+        // query with `+` kept: `QueryReader.numberText`).
         if reader.errors.count == before, let text, !text.isEmpty {
-            require(value == Double(text), "\(name) = \(value) from \(text.debugDescription)")
+            let written = text.hasPrefix(" ") ? "+" + text.dropFirst() : text
+            require(value == Double(written), "\(name) = \(value) from \(text.debugDescription)")
         }
         // Only a parameter left out takes the default: one present with an empty value (`radius_m=`
         // or a bare `radius_m`) is malformed, as `QueryReader` documents.
@@ -87,7 +90,8 @@ enum QueryTarget {
         require(range.contains(value), "\(name) = \(value) outside \(range)")
         checkErrors(reader, name, before: before)
         if reader.errors.count == before, let text, !text.isEmpty {
-            require(value == Int(text), "\(name) = \(value) from \(text.debugDescription)")
+            let written = text.hasPrefix(" ") ? "+" + text.dropFirst() : text
+            require(value == Int(written), "\(name) = \(value) from \(text.debugDescription)")
         }
     }
 

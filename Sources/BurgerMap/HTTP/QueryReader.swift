@@ -10,26 +10,11 @@ struct QueryReader {
     private let parameters: FlatDictionary<Substring, Substring>
     /// The query with `+` kept as a plus, for numbers (`numberText`); parsed when one is read.
     private let request: Request
-    /// The errors of the parameters read so far.
-    private var recorded: [FieldError] = []
-    /// The parameters holding a control character: no such text reaches a comparison or storage
-    /// (`category=burger%00x` found `burger` where a NUL cut the text).
-    private let controlled: [Substring]
-
-    /// Every invalid field: those of the parameters read, then the other parameters that hold a
-    /// control character.
-    var errors: [FieldError] {
-        let named = Set(recorded.map(\.field))
-        return recorded
-            + controlled.filter { !named.contains(String($0)) }.map {
-                FieldError(field: String($0), code: "control_characters", .fieldControlCharacters)
-            }
-    }
+    private(set) var errors: [FieldError] = []
 
     init(_ request: Request) {
         self.request = request
         parameters = request.formQuery
-        controlled = parameters.compactMap { Self.hasControlCharacter($0.value) ? $0.key : nil }
     }
 
     /// Whether `text` holds a control character (C0, DEL or C1; a query has no line breaks).
@@ -39,18 +24,26 @@ struct QueryReader {
 
     private func value(_ name: String) -> Substring? { parameters[name[...]] }
 
-    /// The raw text of a parameter, if present.
-    func text(_ name: String) -> String? { value(name).map(String.init) }
-
-    /// A text filter: absent is `nil`; present, it must not be empty.
-    mutating func filter(_ name: String) -> String? {
+    /// The text of a parameter, if present. Text with a control character is an error of its
+    /// field (once): no such text reaches a comparison or storage (`category=burger%00x` found
+    /// `burger` where a NUL cut the text). Parameters no route reads are never looked at.
+    mutating func text(_ name: String) -> String? {
         guard let text = value(name) else { return nil }
-        if text.isEmpty { fail(name, "empty", .fieldEmpty) }
+        if Self.hasControlCharacter(text), !errors.contains(where: { $0.field == name }) {
+            fail(name, "control_characters", .fieldControlCharacters)
+        }
         return String(text)
     }
 
+    /// A text filter: absent is `nil`; present, it must not be empty.
+    mutating func filter(_ name: String) -> String? {
+        guard let text = text(name) else { return nil }
+        if text.isEmpty { fail(name, "empty", .fieldEmpty) }
+        return text
+    }
+
     mutating func fail(_ name: String, _ code: String, _ key: MessageKey, _ arguments: [String: String] = [:]) {
-        recorded.append(FieldError(field: name, code: code, key, arguments))
+        errors.append(FieldError(field: name, code: code, key, arguments))
     }
 
     /// A number parameter's text: a `+` written as is is its sign (`lng=+127.`), not a space, as
