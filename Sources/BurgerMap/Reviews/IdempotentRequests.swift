@@ -53,11 +53,18 @@ final class IdempotentRequests: Sendable {
             add(value ?? "\u{0}absent")
         }
         for digest in fileDigests { add(digest) }
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
+        return hex(hasher.finalize())
     }
 
     /// The SHA-256 of a file part's bytes (hex).
     static func digest(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
+        hex(SHA256.hash(data: bytes))
+    }
+
+    /// A digest's bytes as lower-case hex, by the project's one hex writer.
+    private static func hex(_ digest: some Sequence<UInt8>) -> String {
+        var text: [UInt8] = []
+        for byte in digest { text.appendHex(UInt64(byte), digits: 2) }
+        return String(decoding: text, as: UTF8.self)
     }
 }
